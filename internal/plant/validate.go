@@ -1,0 +1,105 @@
+package plant
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits of section 2 of DESIGN.md, in Unicode code points.
+const (
+	MaxNameLen = 256
+	MaxTagLen  = 64
+)
+
+// ErrInvalid matches every *ValidationError (errors.Is).
+var ErrInvalid = errors.New("invalid plant")
+
+// Fault is the kind of a field problem. Its order is the order of precedence
+// of the error codes: a missing field outranks a wrong type, which outranks a
+// broken rule.
+type Fault int
+
+const (
+	Missing   Fault = iota + 1 // required and absent or null
+	WrongType                  // present with the wrong JSON type or out of range
+	BadValue                   // the right type, but a rule is broken
+)
+
+// FieldError is one problem with one field.
+type FieldError struct {
+	Field string
+	Fault Fault
+	Rule  string // for people: "must be 1 to 256 characters"
+}
+
+func (e FieldError) String() string { return e.Field + " " + e.Rule }
+
+// ValidationError lists every problem of a NewPlant.
+type ValidationError struct {
+	Fields []FieldError
+}
+
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		parts[i] = f.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Is makes errors.Is(err, ErrInvalid) true.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
+
+// Fault is the highest-ranking fault of e (the smallest Fault value).
+func (e *ValidationError) Fault() Fault {
+	worst := BadValue
+	for _, f := range e.Fields {
+		worst = min(worst, f.Fault)
+	}
+	return worst
+}
+
+// Validate checks the value rules of section 2 of DESIGN.md. Types and
+// presence are the decoder's business; this is what holds for any encoding.
+func (p NewPlant) Validate() error {
+	var fields []FieldError
+	if rule := checkText(p.Name, MaxNameLen, true); rule != "" {
+		fields = append(fields, FieldError{Field: "name", Fault: BadValue, Rule: rule})
+	}
+	if p.Tag != nil {
+		if rule := checkText(*p.Tag, MaxTagLen, false); rule != "" {
+			fields = append(fields, FieldError{Field: "tag", Fault: BadValue, Rule: rule})
+		}
+	}
+	if fields == nil {
+		return nil
+	}
+	return &ValidationError{Fields: fields}
+}
+
+// checkText returns the rule that s breaks, or "".
+func checkText(s string, maxLen int, notBlank bool) string {
+	if !utf8.ValidString(s) {
+		return "must be valid UTF-8"
+	}
+	n, blank := 0, true
+	for _, r := range s {
+		n++
+		if r < 0x20 || r == 0x7f {
+			return "must not contain control characters"
+		}
+		if !unicode.IsSpace(r) {
+			blank = false
+		}
+	}
+	if n < 1 || n > maxLen {
+		return fmt.Sprintf("must be 1 to %d characters", maxLen)
+	}
+	if notBlank && blank {
+		return "must not be only white space"
+	}
+	return ""
+}
