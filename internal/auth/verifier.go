@@ -1,0 +1,296 @@
+package auth
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/MicahParks/jwkset"
+	"github.com/MicahParks/keyfunc/v3"
+	"github.com/golang-jwt/jwt/v5"
+	"golang.org/x/time/rate"
+)
+
+const (
+	// Leeway is the clock skew allowed on exp, nbf and iat.
+	Leeway = 60 * time.Second
+	// MinSecretLen is the shortest HS256 secret accepted, in bytes.
+	MinSecretLen = 32
+
+	jwksTimeout      = 5 * time.Second
+	jwksMaxBytes     = 1 << 20
+	jwksRefresh      = time.Hour
+	jwksUnknownKIDRL = time.Minute // at most one refresh for unknown kids per minute
+)
+
+// Config says which tokens a Verifier accepts. Issuer, Audience and at least
+// one key source (HS256Secret or JWKSURL) are required.
+type Config struct {
+	Issuer        string
+	Audience      string
+	HS256Secret   []byte
+	JWKSURL       string // https, or http on a loopback host (for tests)
+	RequiredScope string // optional
+
+	Now        func() time.Time // default time.Now
+	HTTPClient *http.Client     // for the JWKS; default: 5 s timeout, 1 MiB cap, https-only redirects
+	Logger     *slog.Logger     // for JWKS refresh failures; default slog.Default()
+}
+
+// Verifier checks bearer tokens. It is safe for concurrent use and meant to
+// live as long as the process: the JWKS is fetched on first use and cached.
+type Verifier struct {
+	issuer, audience, scope string
+	secret                  []byte
+	parser                  *jwt.Parser
+	jwks                    *jwks // nil without a JWKS URL
+}
+
+// NewVerifier checks cfg and returns a Verifier. Nothing is fetched yet; ctx
+// bounds the life of the JWKS cache's background refresh.
+func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
+	switch {
+	case cfg.Issuer == "":
+		return nil, errors.New("auth: an issuer is required")
+	case cfg.Audience == "":
+		return nil, errors.New("auth: an audience is required")
+	case cfg.HS256Secret == nil && cfg.JWKSURL == "":
+		return nil, errors.New("auth: an HS256 secret or a JWKS URL is required")
+	case cfg.HS256Secret != nil && len(cfg.HS256Secret) < MinSecretLen:
+		return nil, fmt.Errorf("auth: the HS256 secret must be at least %d bytes", MinSecretLen)
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	v := &Verifier{issuer: cfg.Issuer, audience: cfg.Audience, scope: cfg.RequiredScope}
+	var methods []string
+	if cfg.HS256Secret != nil {
+		v.secret = cfg.HS256Secret
+		methods = append(methods, jwt.SigningMethodHS256.Alg())
+	}
+	if cfg.JWKSURL != "" {
+		u, err := url.Parse(cfg.JWKSURL)
+		if err != nil || !fetchable(u) {
+			return nil, fmt.Errorf("auth: the JWKS URL must be https (or http on a loopback host): %q", cfg.JWKSURL)
+		}
+		client := cfg.HTTPClient
+		if client == nil {
+			client = newJWKSClient()
+		}
+		logger := cfg.Logger
+		if logger == nil {
+			logger = slog.Default()
+		}
+		v.jwks = &jwks{ctx: ctx, url: u.String(), client: client, logger: logger}
+		methods = append(methods, jwt.SigningMethodRS256.Alg(), jwt.SigningMethodES256.Alg(), jwt.SigningMethodEdDSA.Alg())
+	}
+	v.parser = jwt.NewParser(
+		jwt.WithValidMethods(methods),
+		jwt.WithIssuer(cfg.Issuer),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+		jwt.WithLeeway(Leeway),
+		jwt.WithTimeFunc(now),
+	)
+	return v, nil
+}
+
+// claims are the parts of a token the Verifier reads.
+type claims struct {
+	jwt.RegisteredClaims
+	ClientID string           `json:"client_id,omitempty"`
+	Scope    string           `json:"scope,omitempty"` // space-separated (RFC 8693)
+	Scp      jwt.ClaimStrings `json:"scp,omitempty"`   // string or array
+}
+
+// VerifyHeader verifies the token of an Authorization header value.
+func (v *Verifier) VerifyHeader(ctx context.Context, header string) (Principal, error) {
+	token, err := BearerToken(header)
+	if err != nil {
+		return Principal{}, err
+	}
+	return v.Verify(ctx, token)
+}
+
+// Verify checks token and returns its principal. Errors wrap ErrInvalidToken
+// or, for a valid token without the required scope, ErrInsufficientScope
+// (with the principal returned).
+func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) {
+	var c claims
+	if _, err := v.parser.ParseWithClaims(token, &c, v.keyfunc(ctx)); err != nil {
+		return Principal{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+	}
+	if !v.audienceMatches(&c) {
+		return Principal{}, fmt.Errorf("%w: audience does not match", ErrInvalidToken)
+	}
+	if c.Subject == "" {
+		return Principal{}, fmt.Errorf("%w: no subject", ErrInvalidToken)
+	}
+	p := Principal{Subject: c.Subject, Scopes: append(strings.Fields(c.Scope), c.Scp...)}
+	if v.scope != "" && !slices.Contains(p.Scopes, v.scope) {
+		return p, fmt.Errorf("%w: %q required", ErrInsufficientScope, v.scope)
+	}
+	return p, nil
+}
+
+// RequiredScope is the scope every token must carry, or "".
+func (v *Verifier) RequiredScope() string { return v.scope }
+
+// audienceMatches: aud must contain the audience; a token without aud may
+// match on client_id, as Cognito access tokens do.
+func (v *Verifier) audienceMatches(c *claims) bool {
+	if len(c.Audience) > 0 {
+		return slices.Contains(c.Audience, v.audience)
+	}
+	return c.ClientID != "" && c.ClientID == v.audience
+}
+
+// keyfunc picks the key by the token's algorithm, so that a token can never be
+// checked with a key of another type (HS256 against a public key, say).
+func (v *Verifier) keyfunc(ctx context.Context) jwt.Keyfunc {
+	return func(t *jwt.Token) (any, error) {
+		alg := t.Method.Alg()
+		if alg == jwt.SigningMethodHS256.Alg() {
+			return v.secret, nil // WithValidMethods admits HS256 only with a secret
+		}
+		kf, err := v.jwks.get() // and the others only with a JWKS
+		if err != nil {
+			return nil, err
+		}
+		key, err := kf.KeyfuncCtx(ctx)(t)
+		if err != nil {
+			return nil, err
+		}
+		if set, ok := key.(jwt.VerificationKeySet); ok { // token without kid
+			set.Keys = slices.DeleteFunc(set.Keys, func(k jwt.VerificationKey) bool { return !keyFits(alg, k) })
+			if len(set.Keys) == 0 {
+				return nil, fmt.Errorf("no %s key in the JWKS", alg)
+			}
+			return set, nil
+		}
+		if !keyFits(alg, key) {
+			return nil, fmt.Errorf("key %v is not a %s key", t.Header["kid"], alg)
+		}
+		return key, nil
+	}
+}
+
+// keyFits reports whether key is the type that alg needs.
+func keyFits(alg string, key any) bool {
+	switch k := key.(type) {
+	case *rsa.PublicKey:
+		return alg == "RS256" && k.N.BitLen() >= 2048
+	case *ecdsa.PublicKey:
+		return alg == "ES256" && k.Curve == elliptic.P256()
+	case ed25519.PublicKey:
+		return alg == "EdDSA"
+	}
+	return false
+}
+
+// jwks is the lazily created, cached key set of one URL.
+type jwks struct {
+	ctx    context.Context
+	url    string
+	client *http.Client
+	logger *slog.Logger
+
+	mu sync.Mutex
+	kf keyfunc.Keyfunc
+}
+
+// get creates the cache on first use; creating it fetches the set once (a
+// failure is logged and retried on the first unknown kid).
+func (j *jwks) get() (keyfunc.Keyfunc, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.kf != nil {
+		return j.kf, nil
+	}
+	logErr := func(ctx context.Context, err error) {
+		j.logger.WarnContext(ctx, "JWKS refresh failed", "error", err.Error())
+	}
+	remote, err := jwkset.NewStorageFromHTTP(j.url, jwkset.HTTPClientStorageOptions{
+		Client:                    j.client,
+		Ctx:                       j.ctx,
+		HTTPTimeout:               jwksTimeout,
+		NoErrorReturnFirstHTTPReq: true,
+		RefreshErrorHandler:       logErr,
+		RefreshInterval:           jwksRefresh,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("JWKS storage: %w", err)
+	}
+	storage, err := jwkset.NewHTTPClient(jwkset.HTTPClientOptions{
+		HTTPURLs:          map[string]jwkset.Storage{j.url: remote},
+		RateLimitWaitMax:  jwksTimeout,
+		RefreshUnknownKID: rate.NewLimiter(rate.Every(jwksUnknownKIDRL), 1),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("JWKS client: %w", err)
+	}
+	kf, err := keyfunc.New(keyfunc.Options{Ctx: j.ctx, Storage: storage})
+	if err != nil {
+		return nil, fmt.Errorf("JWKS keyfunc: %w", err)
+	}
+	j.kf = kf
+	return kf, nil
+}
+
+// newJWKSClient bounds what fetching a key set may cost: time, bytes, and
+// where redirects may lead.
+func newJWKSClient() *http.Client {
+	return &http.Client{
+		Timeout:   jwksTimeout,
+		Transport: cappedTransport{next: http.DefaultTransport, max: jwksMaxBytes},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 3 || !fetchable(req.URL) {
+				return errors.New("JWKS redirect refused")
+			}
+			return nil
+		},
+	}
+}
+
+// fetchable: https anywhere, plain http only on a loopback host.
+func fetchable(u *url.URL) bool {
+	if u.Host == "" {
+		return false
+	}
+	switch u.Scheme {
+	case "https":
+		return true
+	case "http":
+		host := u.Hostname()
+		ip := net.ParseIP(host)
+		return host == "localhost" || (ip != nil && ip.IsLoopback())
+	}
+	return false
+}
+
+type cappedTransport struct {
+	next http.RoundTripper
+	max  int64
+}
+
+func (t cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = http.MaxBytesReader(nil, resp.Body, t.max)
+	return resp, nil
+}

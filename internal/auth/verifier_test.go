@@ -1,0 +1,348 @@
+package auth_test
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/MicahParks/jwkset"
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/plantstore/plantstore/internal/auth"
+)
+
+const (
+	issuer   = "https://issuer.example"
+	audience = "plantstore"
+)
+
+var (
+	now    = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	secret = []byte("0123456789abcdef0123456789abcdef")
+)
+
+// keys are the test's signing keys; the JWKS server publishes their public halves.
+type keys struct {
+	rsa   *rsa.PrivateKey
+	ec    *ecdsa.PrivateKey
+	ed    ed25519.PrivateKey
+	other *rsa.PrivateKey // never published
+}
+
+var testKeys = sync.OnceValue(func() keys {
+	r, _ := rsa.GenerateKey(rand.Reader, 2048)
+	o, _ := rsa.GenerateKey(rand.Reader, 2048)
+	e, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	_, d, _ := ed25519.GenerateKey(rand.Reader)
+	return keys{rsa: r, ec: e, ed: d, other: o}
+})
+
+// jwksServer serves the public keys given (kid -> key) and counts fetches.
+type jwksServer struct {
+	*httptest.Server
+	mu      sync.Mutex
+	body    []byte
+	fetches atomic.Int32
+}
+
+func newJWKSServer(t *testing.T, pub map[string]crypto.PublicKey) *jwksServer {
+	t.Helper()
+	s := &jwksServer{}
+	s.publish(t, pub)
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.fetches.Add(1)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(s.body)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *jwksServer) publish(t *testing.T, pub map[string]crypto.PublicKey) {
+	t.Helper()
+	store := jwkset.NewMemoryStorage()
+	for kid, k := range pub {
+		jwk, err := jwkset.NewJWKFromKey(k, jwkset.JWKOptions{Metadata: jwkset.JWKMetadataOptions{KID: kid}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.KeyWrite(context.Background(), jwk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body, err := store.JSONPublic(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.body = body
+	s.mu.Unlock()
+}
+
+func publicKeys() map[string]crypto.PublicKey {
+	k := testKeys()
+	return map[string]crypto.PublicKey{"rsa1": &k.rsa.PublicKey, "ec1": &k.ec.PublicKey, "ed1": k.ed.Public()}
+}
+
+func newVerifier(t *testing.T, cfg auth.Config) *auth.Verifier {
+	t.Helper()
+	if cfg.Issuer == "" {
+		cfg.Issuer = issuer
+	}
+	if cfg.Audience == "" {
+		cfg.Audience = audience
+	}
+	cfg.Now = func() time.Time { return now }
+	v, err := auth.NewVerifier(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// good returns valid claims; tests change what they test.
+func good() jwt.MapClaims {
+	return jwt.MapClaims{
+		"iss": issuer, "aud": audience, "sub": "user-1",
+		"iat": now.Add(-time.Minute).Unix(), "exp": now.Add(time.Hour).Unix(),
+	}
+}
+
+func with(c jwt.MapClaims, kv ...any) jwt.MapClaims {
+	for i := 0; i < len(kv); i += 2 {
+		if kv[i+1] == nil {
+			delete(c, kv[i].(string))
+		} else {
+			c[kv[i].(string)] = kv[i+1]
+		}
+	}
+	return c
+}
+
+func sign(t *testing.T, m jwt.SigningMethod, key any, kid string, c jwt.MapClaims) string {
+	t.Helper()
+	tok := jwt.NewWithClaims(m, c)
+	if kid != "" {
+		tok.Header["kid"] = kid
+	}
+	s, err := tok.SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestVerify(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	srv := newJWKSServer(t, publicKeys())
+	both := newVerifier(t, auth.Config{HS256Secret: secret, JWKSURL: srv.URL})
+	jwksOnly := newVerifier(t, auth.Config{JWKSURL: srv.URL})
+	hsOnly := newVerifier(t, auth.Config{HS256Secret: secret})
+	scoped := newVerifier(t, auth.Config{HS256Secret: secret, RequiredScope: "plants/write"})
+
+	rsaPubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: must(x509.MarshalPKIXPublicKey(&k.rsa.PublicKey))})
+	none := sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "", good())
+
+	tests := []struct {
+		name    string
+		v       *auth.Verifier
+		token   string
+		wantErr error
+		wantSub string
+	}{
+		{"HS256", both, sign(t, jwt.SigningMethodHS256, secret, "", good()), nil, "user-1"},
+		{"RS256", both, sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", good()), nil, "user-1"},
+		{"ES256", both, sign(t, jwt.SigningMethodES256, k.ec, "ec1", good()), nil, "user-1"},
+		{"EdDSA", jwksOnly, sign(t, jwt.SigningMethodEdDSA, k.ed, "ed1", good()), nil, "user-1"},
+		{"RS256 without kid", jwksOnly, sign(t, jwt.SigningMethodRS256, k.rsa, "", good()), nil, "user-1"},
+		{"aud array", hsOnly, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "aud", []string{"x", audience})), nil, "user-1"},
+		{"client_id without aud", hsOnly, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "aud", nil, "client_id", audience)), nil, "user-1"},
+		{"expired within leeway", hsOnly, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "exp", now.Add(-50*time.Second).Unix())), nil, "user-1"},
+		{"nbf within leeway", hsOnly, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "nbf", now.Add(50*time.Second).Unix())), nil, "user-1"},
+		{"scope string", scoped, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "scope", "a plants/write b")), nil, "user-1"},
+		{"scp array", scoped, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "scp", []string{"plants/write"})), nil, "user-1"},
+		{"scp string", scoped, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "scp", "plants/write")), nil, "user-1"},
+
+		{"expired", hsOnly, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "exp", now.Add(-61*time.Second).Unix())), auth.ErrInvalidToken, ""},
+		{"no exp", hsOnly, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "exp", nil)), auth.ErrInvalidToken, ""},
+		{"future nbf", hsOnly, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "nbf", now.Add(2*time.Minute).Unix())), auth.ErrInvalidToken, ""},
+		{"future iat", hsOnly, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "iat", now.Add(2*time.Minute).Unix())), auth.ErrInvalidToken, ""},
+		{"wrong issuer", hsOnly, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "iss", "https://evil.example")), auth.ErrInvalidToken, ""},
+		{"no issuer", hsOnly, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "iss", nil)), auth.ErrInvalidToken, ""},
+		{"wrong audience", hsOnly, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "aud", "other")), auth.ErrInvalidToken, ""},
+		{"wrong client_id", hsOnly, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "aud", nil, "client_id", "other")), auth.ErrInvalidToken, ""},
+		{"no subject", hsOnly, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "sub", nil)), auth.ErrInvalidToken, ""},
+		{"wrong secret", hsOnly, sign(t, jwt.SigningMethodHS256, []byte("another-secret-of-32-bytes-or-more!!"), "", good()), auth.ErrInvalidToken, ""},
+		{"unpublished RSA key", jwksOnly, sign(t, jwt.SigningMethodRS256, k.other, "rsa1", good()), auth.ErrInvalidToken, ""},
+		{"unknown kid", jwksOnly, sign(t, jwt.SigningMethodRS256, k.other, "nope", good()), auth.ErrInvalidToken, ""},
+		{"alg none", both, none, auth.ErrInvalidToken, ""},
+		{"HS256 signed with the RSA public key, JWKS only", jwksOnly, sign(t, jwt.SigningMethodHS256, rsaPubPEM, "rsa1", good()), auth.ErrInvalidToken, ""},
+		{"HS256 signed with the RSA public key, both", both, sign(t, jwt.SigningMethodHS256, rsaPubPEM, "rsa1", good()), auth.ErrInvalidToken, ""},
+		{"RS256 to an HS256-only verifier", hsOnly, sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", good()), auth.ErrInvalidToken, ""},
+		{"ES256 naming the RSA key", jwksOnly, sign(t, jwt.SigningMethodES256, k.ec, "rsa1", good()), auth.ErrInvalidToken, ""},
+		{"RS256 naming the EC key", jwksOnly, sign(t, jwt.SigningMethodRS256, k.rsa, "ec1", good()), auth.ErrInvalidToken, ""},
+		{"RS384 not accepted", jwksOnly, sign(t, jwt.SigningMethodRS384, k.rsa, "rsa1", good()), auth.ErrInvalidToken, ""},
+		{"HS512 not accepted", hsOnly, sign(t, jwt.SigningMethodHS512, secret, "", good()), auth.ErrInvalidToken, ""},
+		{"garbage", both, "not-a-jwt", auth.ErrInvalidToken, ""},
+		{"three garbage parts", both, "a.b.c", auth.ErrInvalidToken, ""},
+		{"scope as number", scoped, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "scope", 7)), auth.ErrInvalidToken, ""},
+
+		{"missing scope", scoped, sign(t, jwt.SigningMethodHS256, secret, "", good()), auth.ErrInsufficientScope, "user-1"},
+		{"scope prefix only", scoped, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "scope", "plants/writer")), auth.ErrInsufficientScope, "user-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := tt.v.Verify(context.Background(), tt.token)
+			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
+				t.Fatalf("Verify error = %v, want %v", err, tt.wantErr)
+			}
+			if p.Subject != tt.wantSub {
+				t.Errorf("subject = %q, want %q", p.Subject, tt.wantSub)
+			}
+		})
+	}
+}
+
+func TestBearerToken(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		header, want string
+		wantErr      error
+	}{
+		{"Bearer abc.def.ghi", "abc.def.ghi", nil},
+		{"bearer abc", "abc", nil},
+		{"BEARER abc", "abc", nil},
+		{"Bearer   abc  ", "abc", nil},
+		{"", "", auth.ErrNoToken},
+		{"Bearer", "", auth.ErrNoToken},
+		{"Basic dXNlcjpwYXNz", "", auth.ErrNoToken},
+		{"Bearerabc", "", auth.ErrNoToken},
+		{"Token abc", "", auth.ErrNoToken},
+		{"Bearer ", "", auth.ErrInvalidToken},
+		{"Bearer a b", "", auth.ErrInvalidToken},
+		{"Bearer a\tb", "", auth.ErrInvalidToken},
+	}
+	for _, tt := range tests {
+		got, err := auth.BearerToken(tt.header)
+		if got != tt.want || !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
+			t.Errorf("BearerToken(%q) = %q, %v; want %q, %v", tt.header, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestNewVerifierRejectsBadConfig(t *testing.T) {
+	t.Parallel()
+	tests := map[string]auth.Config{
+		"no issuer":        {Audience: audience, HS256Secret: secret},
+		"no audience":      {Issuer: issuer, HS256Secret: secret},
+		"no key source":    {Issuer: issuer, Audience: audience},
+		"short secret":     {Issuer: issuer, Audience: audience, HS256Secret: []byte("short")},
+		"empty secret":     {Issuer: issuer, Audience: audience, HS256Secret: []byte{}},
+		"http JWKS":        {Issuer: issuer, Audience: audience, JWKSURL: "http://keys.example/jwks.json"},
+		"file JWKS":        {Issuer: issuer, Audience: audience, JWKSURL: "file:///etc/passwd"},
+		"relative JWKS":    {Issuer: issuer, Audience: audience, JWKSURL: "/jwks.json"},
+		"unparsable JWKS":  {Issuer: issuer, Audience: audience, JWKSURL: "https://[::1"},
+		"http on non-loop": {Issuer: issuer, Audience: audience, JWKSURL: "http://10.0.0.1/jwks"},
+	}
+	for name, cfg := range tests {
+		if _, err := auth.NewVerifier(context.Background(), cfg); err == nil {
+			t.Errorf("%s: NewVerifier succeeded, want an error", name)
+		}
+	}
+	for _, u := range []string{"https://cognito-idp.eu-west-1.amazonaws.com/pool/.well-known/jwks.json", "http://127.0.0.1:8080/jwks", "http://localhost/jwks", "http://[::1]:9/jwks"} {
+		if _, err := auth.NewVerifier(context.Background(), auth.Config{Issuer: issuer, Audience: audience, JWKSURL: u}); err != nil {
+			t.Errorf("NewVerifier(JWKS %s): %v", u, err)
+		}
+	}
+}
+
+func TestJWKSFetchedLazilyAndRefreshedOnNewKid(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	srv := newJWKSServer(t, map[string]crypto.PublicKey{"rsa1": &k.rsa.PublicKey})
+	v := newVerifier(t, auth.Config{JWKSURL: srv.URL})
+	if n := srv.fetches.Load(); n != 0 {
+		t.Fatalf("%d JWKS fetches before the first token, want 0", n)
+	}
+	for range 3 {
+		if _, err := v.Verify(context.Background(), sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", good())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := srv.fetches.Load(); n != 1 {
+		t.Fatalf("%d JWKS fetches after three tokens, want 1 (cached)", n)
+	}
+	// The issuer rotates to a new key: the first token with its kid refreshes.
+	srv.publish(t, map[string]crypto.PublicKey{"rsa1": &k.rsa.PublicKey, "rsa2": &k.other.PublicKey})
+	if _, err := v.Verify(context.Background(), sign(t, jwt.SigningMethodRS256, k.other, "rsa2", good())); err != nil {
+		t.Fatalf("token with the rotated-in key: %v", err)
+	}
+	// Unknown kids are rate-limited: a flood of them fetches nothing more.
+	before := srv.fetches.Load()
+	for range 20 {
+		if _, err := v.Verify(context.Background(), sign(t, jwt.SigningMethodRS256, k.rsa, "bogus", good())); !errors.Is(err, auth.ErrInvalidToken) {
+			t.Fatalf("unknown kid: error = %v, want ErrInvalidToken", err)
+		}
+	}
+	if n := srv.fetches.Load() - before; n > 1 {
+		t.Errorf("20 unknown kids caused %d JWKS fetches, want at most 1", n)
+	}
+}
+
+func TestJWKSTooLargeOrDownIsRejectedNotHung(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	huge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"keys":[` + strings.Repeat(" ", 2<<20) + `]}`))
+	}))
+	t.Cleanup(huge.Close)
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	for name, u := range map[string]string{"too large": huge.URL, "down": down.URL} {
+		t.Run(name, func(t *testing.T) {
+			v := newVerifier(t, auth.Config{JWKSURL: u})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if _, err := v.Verify(ctx, sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", good())); !errors.Is(err, auth.ErrInvalidToken) {
+				t.Errorf("error = %v, want ErrInvalidToken", err)
+			}
+		})
+	}
+}
+
+func TestNewHS256TokenRoundTrip(t *testing.T) {
+	t.Parallel()
+	v := newVerifier(t, auth.Config{HS256Secret: secret, RequiredScope: "plants/write"})
+	tok, err := auth.NewHS256Token(secret, auth.TokenSpec{Issuer: issuer, Audience: audience, Subject: "dev", Scope: "plants/write", IssuedAt: now, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := v.VerifyHeader(context.Background(), "Bearer "+tok)
+	if err != nil || p.Subject != "dev" {
+		t.Fatalf("VerifyHeader = %+v, %v; want subject dev", p, err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
