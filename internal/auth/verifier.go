@@ -104,6 +104,7 @@ func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 		jwt.WithIssuedAt(),
 		jwt.WithLeeway(Leeway),
 		jwt.WithTimeFunc(now),
+		jwt.WithStrictDecoding(), // one encoding per signature: no malleable padding bits
 	)
 	return v, nil
 }

@@ -1,0 +1,118 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/plantstore/plantstore/internal/auth"
+)
+
+// Verifier checks the Authorization header of a request.
+type Verifier interface {
+	VerifyHeader(ctx context.Context, header string) (auth.Principal, error)
+}
+
+// RequireToken lets a request through only with a token that v accepts, and
+// answers 401 or 403 otherwise. The local server uses it; on AWS the gateway's
+// authorizer does this job.
+func RequireToken(v Verifier) Middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p, err := v.VerifyHeader(r.Context(), r.Header.Get("Authorization"))
+			if err != nil {
+				writeError(w, r, err)
+				return
+			}
+			next.ServeHTTP(w, Authenticated(r, p))
+		})
+	}
+}
+
+// Authenticated returns r carrying p (see auth.PrincipalFrom) and notes p's
+// subject for the request's log line.
+func Authenticated(r *http.Request, p auth.Principal) *http.Request {
+	if info := infoFrom(r.Context()); info != nil {
+		info.subject = p.Subject
+	}
+	return r.WithContext(auth.WithPrincipal(r.Context(), p))
+}
+
+type requestIDKey struct{}
+
+// WithRequestID returns ctx carrying id, which the request's log line shows.
+// Without one, a random id is made for each request.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// requestInfo collects what the one log line of a request says.
+type requestInfo struct {
+	subject string
+	outcome string
+	code    int32
+	err     error // the cause of a 5xx; logged, never answered
+}
+
+type infoKey struct{}
+
+func infoFrom(ctx context.Context) *requestInfo {
+	info, _ := ctx.Value(infoKey{}).(*requestInfo)
+	return info
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(status int) {
+	s.status = status
+	s.ResponseWriter.WriteHeader(status)
+}
+
+// logRequests writes one JSON line per request: never the token, never the body.
+func logRequests(logger *slog.Logger, now func() time.Time, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := now()
+		id, _ := r.Context().Value(requestIDKey{}).(string)
+		if id == "" {
+			id = newRequestID()
+		}
+		info := &requestInfo{}
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), infoKey{}, info)))
+
+		attrs := []slog.Attr{
+			slog.String("requestId", id),
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status),
+			slog.Duration("duration", now().Sub(start)),
+		}
+		if info.subject != "" {
+			attrs = append(attrs, slog.String("subject", info.subject))
+		}
+		if info.outcome != "" {
+			attrs = append(attrs, slog.String("outcome", info.outcome))
+		}
+		level := slog.LevelInfo
+		if info.code != 0 {
+			attrs = append(attrs, slog.Int("code", int(info.code)))
+		}
+		if info.err != nil {
+			level = slog.LevelError
+			attrs = append(attrs, slog.String("error", info.err.Error()))
+		}
+		logger.LogAttrs(r.Context(), level, "request", attrs...)
+	})
+}
+
+func newRequestID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
