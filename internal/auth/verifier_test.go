@@ -59,7 +59,7 @@ type jwksServer struct {
 	fetches atomic.Int32
 }
 
-func newJWKSServer(t *testing.T, pub map[string]crypto.PublicKey) *jwksServer {
+func newJWKSServer(t testing.TB, pub map[string]crypto.PublicKey) *jwksServer {
 	t.Helper()
 	s := &jwksServer{}
 	s.publish(t, pub)
@@ -74,7 +74,7 @@ func newJWKSServer(t *testing.T, pub map[string]crypto.PublicKey) *jwksServer {
 	return s
 }
 
-func (s *jwksServer) publish(t *testing.T, pub map[string]crypto.PublicKey) {
+func (s *jwksServer) publish(t testing.TB, pub map[string]crypto.PublicKey) {
 	t.Helper()
 	store := jwkset.NewMemoryStorage()
 	for kid, k := range pub {

@@ -1,0 +1,202 @@
+// Command localapi serves Plant Store on 127.0.0.1 without Docker or AWS: the
+// same handler and token verifier as the Lambda functions, over an embedded
+// bbolt store (or DynamoDB when TABLE_NAME is set).
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/plantstore/plantstore/internal/auth"
+	"github.com/plantstore/plantstore/internal/boltstore"
+	"github.com/plantstore/plantstore/internal/httpapi"
+	"github.com/plantstore/plantstore/internal/plant"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "localapi:", err)
+		os.Exit(1)
+	}
+}
+
+// Server limits: slow or idle clients cannot hold the server.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	writeTimeout      = 15 * time.Second
+	idleTimeout       = 60 * time.Second
+	requestTimeout    = 10 * time.Second // store work per request; past it, 503
+	maxHeaderBytes    = 16 << 10
+	shutdownTimeout   = 10 * time.Second
+	printedTokenTTL   = 24 * time.Hour
+)
+
+// config is the environment of DESIGN.md section 5, read once.
+type config struct {
+	port          int
+	storePath     string
+	tableName     string
+	issuer        string
+	audience      string
+	jwksURL       string
+	secret        []byte
+	generated     bool // secret made up for this run
+	requiredScope string
+	logLevel      slog.Level
+}
+
+func loadConfig(getenv func(string) string) (config, error) {
+	c := config{
+		port:          3000,
+		storePath:     ".plantstore/plants.db",
+		tableName:     getenv("TABLE_NAME"),
+		issuer:        "plantstore-local",
+		audience:      "plantstore",
+		jwksURL:       getenv("AUTH_JWKS_URL"),
+		requiredScope: getenv("AUTH_REQUIRED_SCOPE"),
+	}
+	if v := getenv("PORT"); v != "" {
+		p, err := strconv.Atoi(v)
+		if err != nil || p < 0 || p > 65535 {
+			return c, fmt.Errorf("PORT=%q: want a port number", v)
+		}
+		c.port = p
+	}
+	for name, dst := range map[string]*string{"STORE_PATH": &c.storePath, "AUTH_ISSUER": &c.issuer, "AUTH_AUDIENCE": &c.audience} {
+		if v := getenv(name); v != "" {
+			*dst = v
+		}
+	}
+	if v := getenv("LOG_LEVEL"); v != "" {
+		if err := c.logLevel.UnmarshalText([]byte(v)); err != nil {
+			return c, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", v)
+		}
+	}
+	if v := getenv("AUTH_HS256_SECRET"); v != "" {
+		c.secret = []byte(v)
+	} else if c.jwksURL == "" {
+		c.secret = make([]byte, 32)
+		rand.Read(c.secret)
+		c.generated = true
+	}
+	return c, nil
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 1 {
+		return fmt.Errorf("no arguments expected (configuration is in the environment; see README.md), got %q", args[1:])
+	}
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
+
+	verifier, err := auth.NewVerifier(ctx, auth.Config{
+		Issuer: cfg.issuer, Audience: cfg.audience, HS256Secret: cfg.secret,
+		JWKSURL: cfg.jwksURL, RequiredScope: cfg.requiredScope, Logger: logger,
+	})
+	if err != nil {
+		return err
+	}
+	store, where, closeStore, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.port)))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	handler := withTimeout(requestTimeout, httpapi.NewHandler(store, logger, httpapi.RequireToken(verifier)))
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	url := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "Plant Store local API listening on %s (store: %s)\n", url, where)
+	if cfg.secret != nil {
+		if err := printToken(stdout, cfg, url); err != nil {
+			return err
+		}
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	fmt.Fprintln(stdout, "Plant Store local API stopped")
+	return nil
+}
+
+// openStore opens the embedded store, or DynamoDB when TABLE_NAME is set.
+func openStore(ctx context.Context, cfg config) (plant.Store, string, func() error, error) {
+	if cfg.tableName != "" {
+		return openDynamo(ctx, cfg.tableName)
+	}
+	s, err := boltstore.Open(cfg.storePath, time.Now)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return s, cfg.storePath, s.Close, nil
+}
+
+// printToken prints a token for the HS256 secret and a curl line to try it.
+func printToken(w io.Writer, cfg config, url string) error {
+	tok, err := auth.NewHS256Token(cfg.secret, auth.TokenSpec{
+		Issuer: cfg.issuer, Audience: cfg.audience, Subject: "local-developer",
+		Scope: cfg.requiredScope, IssuedAt: time.Now(), TTL: printedTokenTTL,
+	})
+	if err != nil {
+		return fmt.Errorf("sign the local token: %w", err)
+	}
+	note := ""
+	if cfg.generated {
+		note = "; the secret is new each run, set AUTH_HS256_SECRET to keep tokens across restarts"
+	}
+	fmt.Fprintf(w, "Token (valid %s%s):\n%s\n", printedTokenTTL, note, tok)
+	fmt.Fprintf(w, "Try:\ncurl -i %s/plants -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '{\"id\":1,\"name\":\"Monstera\",\"tag\":\"indoor\"}'\n", url, tok)
+	return nil
+}
+
+// withTimeout bounds the store work of each request; past d the handler
+// answers 503.
+func withTimeout(d time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/internal/auth"
+	"github.com/plantstore/plantstore/internal/boltstore"
+)
+
+// syncBuffer is an io.Writer that the server writes and the test reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func env(kv map[string]string) func(string) string {
+	return func(k string) string { return kv[k] }
+}
+
+type server struct {
+	url, token string
+	stdout     *syncBuffer
+	stderr     *syncBuffer
+	stop       func() error
+}
+
+// start calls run on port 0 and waits until it serves.
+func start(t *testing.T, vars map[string]string) *server {
+	t.Helper()
+	vars["PORT"] = "0"
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &server{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"localapi"}, env(vars), s.stdout, s.stderr) }()
+	s.stop = func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(15 * time.Second):
+			t.Fatal("run did not return after cancel")
+			return nil
+		}
+	}
+	listening := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+	token := regexp.MustCompile(`(?m)^Token .*:\n(\S+)$`)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-done:
+			t.Fatalf("run returned early: %v\nstderr: %s", err, s.stderr)
+		default:
+		}
+		out := s.stdout.String()
+		if m := listening.FindStringSubmatch(out); m != nil {
+			s.url = m[1]
+			if m := token.FindStringSubmatch(out); m != nil {
+				s.token = m[1]
+			}
+			return s
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("server did not start: %s", s.stdout)
+	return nil
+}
+
+func (s *server) post(t *testing.T, method, path, authorization, body string) (int, apitest.Error, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	e := apitest.Check(t, method, path, resp.StatusCode, resp.Header, got)
+	return resp.StatusCode, e, string(got)
+}
+
+func TestRunServesOverHTTP(t *testing.T) {
+	t.Parallel()
+	storePath := filepath.Join(t.TempDir(), "data", "plants.db")
+	s := start(t, map[string]string{"STORE_PATH": storePath})
+	if s.token == "" {
+		t.Fatalf("no token printed:\n%s", s.stdout)
+	}
+	if !strings.Contains(s.stdout.String(), "curl -i "+s.url+"/plants -H 'Authorization: Bearer "+s.token+"'") {
+		t.Errorf("no curl line printed:\n%s", s.stdout)
+	}
+	bearer := "Bearer " + s.token
+	steps := []struct {
+		name, method, path, authorization, body string
+		status                                  int
+		code                                    int32
+		want                                    string
+	}{
+		{"create", "POST", "/plants", bearer, `{"id":1,"name":"Monstera","tag":"indoor"}`, 200, 0, `{"name":"Monstera","tag":"indoor"}`},
+		{"replay", "POST", "/plants", bearer, `{"id":1,"name":"Monstera","tag":"indoor"}`, 200, 0, `{"name":"Monstera","tag":"indoor"}`},
+		{"conflict", "POST", "/plants", bearer, `{"id":1,"name":"Fern"}`, 400, 40009, ""},
+		{"invalid", "POST", "/plants", bearer, `{"id":2,"name":""}`, 400, 40006, ""},
+		{"no token", "POST", "/plants", "", `{"id":3,"name":"x"}`, 401, 40100, ""},
+		{"forged token", "POST", "/plants", bearer + "x", `{"id":3,"name":"x"}`, 401, 40100, ""},
+		{"not found", "POST", "/nope", "", ``, 404, 40400, ""},
+		{"method", "GET", "/plants", bearer, ``, 405, 40500, ""},
+	}
+	for _, st := range steps {
+		status, e, body := s.post(t, st.method, st.path, st.authorization, st.body)
+		if status != st.status || e.Error != st.code || (st.want != "" && body != st.want) {
+			t.Errorf("%s: got %d %s, want %d %d %s", st.name, status, body, st.status, st.code, st.want)
+		}
+	}
+	if err := s.stop(); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if n := strings.Count(s.stderr.String(), `"msg":"request"`); n != len(steps) {
+		t.Errorf("%d request log lines for %d requests:\n%s", n, len(steps), s.stderr)
+	}
+	if strings.Contains(s.stderr.String(), s.token[len(s.token)-16:]) || strings.Contains(s.stderr.String(), "Monstera") {
+		t.Errorf("the log holds the token or a body:\n%s", s.stderr)
+	}
+	// The acknowledged plant is in the file after shutdown.
+	store, err := boltstore.Open(storePath, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if p, err := store.Get(context.Background(), 1); err != nil || p.Name != "Monstera" {
+		t.Errorf("stored plant 1 = %+v, %v", p, err)
+	}
+}
+
+func TestRunWithGivenSecretAndScope(t *testing.T) {
+	t.Parallel()
+	secret := "a-given-secret-of-at-least-32-bytes!!"
+	s := start(t, map[string]string{
+		"STORE_PATH": filepath.Join(t.TempDir(), "plants.db"), "AUTH_HS256_SECRET": secret,
+		"AUTH_ISSUER": "https://issuer.test", "AUTH_AUDIENCE": "aud-test", "AUTH_REQUIRED_SCOPE": "plants/write",
+	})
+	defer s.stop()
+	if status, _, body := s.post(t, "POST", "/plants", "Bearer "+s.token, `{"id":1,"name":"x"}`); status != 200 {
+		t.Errorf("printed token: %d %s", status, body)
+	}
+	mint := func(scope string) string {
+		tok, err := auth.NewHS256Token([]byte(secret), auth.TokenSpec{Issuer: "https://issuer.test", Audience: "aud-test", Subject: "ci", Scope: scope, IssuedAt: time.Now(), TTL: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "Bearer " + tok
+	}
+	if status, _, body := s.post(t, "POST", "/plants", mint("plants/write"), `{"id":2,"name":"y"}`); status != 200 {
+		t.Errorf("own token with scope: %d %s", status, body)
+	}
+	if status, e, _ := s.post(t, "POST", "/plants", mint("plants/read"), `{"id":3,"name":"z"}`); status != 403 || e.Error != 40300 {
+		t.Errorf("own token without scope: %d %d, want 403 40300", status, e.Error)
+	}
+}
+
+func TestRunRejectsBadConfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := map[string]map[string]string{
+		"bad PORT":          {"PORT": "http"},
+		"PORT out of range": {"PORT": "70000"},
+		"bad LOG_LEVEL":     {"LOG_LEVEL": "loud"},
+		"short secret":      {"AUTH_HS256_SECRET": "short"},
+		"http JWKS":         {"AUTH_JWKS_URL": "http://keys.example/jwks.json"},
+		"store is a dir":    {"STORE_PATH": dir},
+	}
+	for name, vars := range tests {
+		var stdout, stderr bytes.Buffer
+		if _, ok := vars["STORE_PATH"]; !ok {
+			vars["STORE_PATH"] = filepath.Join(dir, name+".db")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := run(ctx, []string{"localapi"}, env(vars), &stdout, &stderr)
+		cancel()
+		if err == nil {
+			t.Errorf("%s: run succeeded", name)
+		}
+		if strings.Contains(stdout.String(), "listening") {
+			t.Errorf("%s: served with a bad configuration", name)
+		}
+	}
+	if err := run(context.Background(), []string{"localapi", "extra"}, env(nil), io.Discard, io.Discard); err == nil {
+		t.Error("run accepted an argument")
+	}
+}
