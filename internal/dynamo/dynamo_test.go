@@ -1,0 +1,34 @@
+package dynamo_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/plant/planttest"
+)
+
+func TestMain(m *testing.M) { dynamotest.Main(m) }
+
+func opener(srv func(testing.TB) *dynamotest.Server) planttest.Opener {
+	return func(t *testing.T) planttest.Store {
+		s := srv(t)
+		return dynamo.New(s.Client(), s.NewTable(t), time.Now)
+	}
+}
+
+// moto returns the old item on a failed condition; its conditional writes are
+// not atomic under concurrency, so the race runs on dynalite only.
+func TestContractMoto(t *testing.T) {
+	t.Parallel()
+	planttest.Run(t, opener(dynamotest.Moto))
+}
+
+// dynalite serializes writes per item and returns no old item, so it runs the
+// race and the GetItem fallback.
+func TestContractDynalite(t *testing.T) {
+	t.Parallel()
+	planttest.Run(t, opener(dynamotest.Dynalite))
+	planttest.RunRace(t, opener(dynamotest.Dynalite))
+}

@@ -1,0 +1,155 @@
+package dynamo_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/plant"
+)
+
+// countingAPI counts the calls the store makes: a real client, wrapped.
+type countingAPI struct {
+	dynamo.API
+	puts, gets atomic.Int32
+}
+
+func (c *countingAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	c.puts.Add(1)
+	return c.API.PutItem(ctx, in, opts...)
+}
+
+func (c *countingAPI) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	c.gets.Add(1)
+	return c.API.GetItem(ctx, in, opts...)
+}
+
+// A create is one PutItem and no read; a replay reads only where the server
+// does not return the old item (dynalite).
+func TestCallsPerCreate(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		srv          func(testing.TB) *dynamotest.Server
+		getsOnReplay int32
+	}{
+		{dynamotest.Moto, 0},
+		{dynamotest.Dynalite, 1},
+	} {
+		srv := tc.srv(t)
+		t.Run(srv.Name, func(t *testing.T) {
+			t.Parallel()
+			api := &countingAPI{API: srv.Client()}
+			s := dynamo.New(api, srv.NewTable(t), time.Now)
+			ctx := context.Background()
+			if created, err := s.Create(ctx, plant.NewPlant{ID: 1, Name: "Fern"}); err != nil || !created {
+				t.Fatalf("Create = %v, %v", created, err)
+			}
+			if p, g := api.puts.Load(), api.gets.Load(); p != 1 || g != 0 {
+				t.Errorf("create: %d PutItem, %d GetItem; want 1, 0", p, g)
+			}
+			if created, err := s.Create(ctx, plant.NewPlant{ID: 1, Name: "Fern"}); err != nil || created {
+				t.Fatalf("replay = %v, %v", created, err)
+			}
+			if p, g := api.puts.Load(), api.gets.Load(); p != 2 || g != tc.getsOnReplay {
+				t.Errorf("after replay: %d PutItem, %d GetItem; want 2, %d", p, g, tc.getsOnReplay)
+			}
+		})
+	}
+}
+
+// failingServer answers every request with status and body, counting them.
+func failingServer(t *testing.T, status int, body string, delay time.Duration) (*httptest.Server, *atomic.Int32) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		io.Copy(io.Discard, r.Body) // so that the server notices the client leaving
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.WriteHeader(status)
+		w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func TestFaults(t *testing.T) {
+	t.Parallel()
+	throttle := `{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Rate of requests exceeds the allowed throughput."}`
+	provisioned := `{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException","message":"exceeded"}`
+	internal := `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}`
+	validation := `{"__type":"com.amazon.coral.validate#ValidationException","message":"One or more parameter values were invalid"}`
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+
+	tests := []struct {
+		name            string
+		status          int
+		body            string
+		delay           time.Duration
+		url             string // instead of a failing server
+		timeout         time.Duration
+		wantUnavailable bool
+		wantAttempts    int32 // 0: not checked
+	}{
+		{name: "throttled", status: 400, body: throttle, wantUnavailable: true, wantAttempts: 3},
+		{name: "provisioned throughput exceeded", status: 400, body: provisioned, wantUnavailable: true, wantAttempts: 3},
+		{name: "503", status: 503, body: `{}`, wantUnavailable: true, wantAttempts: 3},
+		{name: "unreachable", url: closed.URL, wantUnavailable: true},
+		{name: "slow past the deadline", status: 200, body: `{}`, delay: time.Minute, timeout: 200 * time.Millisecond, wantUnavailable: true},
+		{name: "internal server error", status: 500, body: internal, wantAttempts: 3},
+		{name: "validation", status: 400, body: validation, wantAttempts: 1},
+		{name: "malformed body", status: 200, body: `{"Attributes":`, wantAttempts: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			url, attempts := tt.url, (*atomic.Int32)(nil)
+			if url == "" {
+				var srv *httptest.Server
+				srv, attempts = failingServer(t, tt.status, tt.body, tt.delay)
+				url = srv.URL
+			}
+			client := (&dynamotest.Server{Name: "failing", URL: url}).Client(func(o *dynamodb.Options) {
+				o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 5 * time.Millisecond })
+			})
+			s := dynamo.New(client, "plants", time.Now)
+			ctx := context.Background()
+			if tt.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
+				defer cancel()
+			}
+			start := time.Now()
+			_, err := s.Create(ctx, plant.NewPlant{ID: 1, Name: "x"})
+			if err == nil {
+				t.Fatal("Create succeeded against a failing server")
+			}
+			if got := errors.Is(err, plant.ErrUnavailable); got != tt.wantUnavailable {
+				t.Errorf("errors.Is(%v, ErrUnavailable) = %v, want %v", err, got, tt.wantUnavailable)
+			}
+			if errors.Is(err, plant.ErrExists) {
+				t.Errorf("a failure became a conflict: %v", err)
+			}
+			if tt.wantAttempts > 0 && attempts.Load() != tt.wantAttempts {
+				t.Errorf("%d attempts, want %d (the SDK's standard retryer)", attempts.Load(), tt.wantAttempts)
+			}
+			if tt.timeout > 0 && time.Since(start) > tt.timeout+2*time.Second {
+				t.Errorf("took %v with a %v deadline", time.Since(start), tt.timeout)
+			}
+		})
+	}
+}
