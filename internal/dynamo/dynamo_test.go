@@ -14,7 +14,7 @@ func TestMain(m *testing.M) { dynamotest.Main(m) }
 func opener(srv func(testing.TB) *dynamotest.Server) planttest.Opener {
 	return func(t *testing.T) planttest.Store {
 		s := srv(t)
-		return dynamo.New(s.Client(), s.NewTable(t), time.Now)
+		return dynamo.New(s.Client(), dynamotest.NewTable(t, s), time.Now)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/plantstore/plantstore/internal/dynamo"
 	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/localdynamo"
 	"github.com/plantstore/plantstore/internal/plant"
 )
 
@@ -49,7 +50,7 @@ func TestCallsPerCreate(t *testing.T) {
 		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
 			api := &countingAPI{API: srv.Client()}
-			s := dynamo.New(api, srv.NewTable(t), time.Now)
+			s := dynamo.New(api, dynamotest.NewTable(t, srv), time.Now)
 			ctx := context.Background()
 			if created, err := s.Create(ctx, plant.NewPlant{ID: 1, Name: "Fern"}); err != nil || !created {
 				t.Fatalf("Create = %v, %v", created, err)
@@ -123,7 +124,7 @@ func TestFaults(t *testing.T) {
 				srv, attempts = failingServer(t, tt.status, tt.body, tt.delay)
 				url = srv.URL
 			}
-			client := (&dynamotest.Server{Name: "failing", URL: url}).Client(func(o *dynamodb.Options) {
+			client := (&localdynamo.Server{Name: "failing", URL: url}).Client(func(o *dynamodb.Options) {
 				o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 5 * time.Millisecond })
 			})
 			s := dynamo.New(client, "plants", time.Now)
