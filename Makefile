@@ -8,10 +8,18 @@ TOOLS     := $(CURDIR)/.bin
 FUZZTIME  ?= 5s
 STATICCHECK_VERSION ?= v0.8.2
 
+# Lambda builds (DESIGN.md section 1): static, no RPC, trimmed, stripped.
+GOARCH        ?= arm64
+LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags='-s -w'
+HOSTARCH       = $(shell $(GO) env GOHOSTARCH)
+FUNCTIONS     := CreatePlantFunction AuthorizerFunction
+FUNCTION      ?= CreatePlantFunction
+EVENT         ?= events/createplant-valid.json
+
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader
 
-.PHONY: help run test fuzz lint bench tools
+.PHONY: help run test fuzz lint bench tools build invoke moto node_modules $(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-28s %s\n", $$1, $$2}'
@@ -19,7 +27,7 @@ help: ## list the targets
 run: ## the local API on 127.0.0.1:3000 with the embedded store (prints a token)
 	$(GO) run ./cmd/localapi
 
-test: ## every test, then each fuzz target for FUZZTIME
+test: node_modules moto ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME
 	$(GO) test -race -count=1 ./...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 
@@ -34,6 +42,29 @@ lint: tools ## gofmt, go vet, staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
 	$(TOOLS)/staticcheck ./...
+
+build-CreatePlantFunction: ## (SAM) createplant's bootstrap into $(ARTIFACTS_DIR), for GOARCH (default arm64)
+	GOOS=linux GOARCH=$(GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/createplant
+
+build-AuthorizerFunction: ## (SAM) the authorizer's bootstrap into $(ARTIFACTS_DIR), for GOARCH (default arm64)
+	GOOS=linux GOARCH=$(GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/authorizer
+
+build: ## both bootstraps into bin/GOARCH/<function>/bootstrap
+	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(GOARCH)/$$f; done
+	@ls -l bin/$(GOARCH)/*/bootstrap
+
+invoke: node_modules ## run FUNCTION's real bootstrap on EVENT like sam local invoke, without Docker
+	@$(MAKE) --no-print-directory build-$(FUNCTION) ARTIFACTS_DIR=bin/$(HOSTARCH)/$(FUNCTION) GOARCH=$(HOSTARCH)
+	@$(GO) run ./cmd/invoke -function $(FUNCTION) -bootstrap bin/$(HOSTARCH)/$(FUNCTION)/bootstrap -event $(EVENT) -env events/env.json
+
+moto: ## moto_server for the tests (on the machine image; pip elsewhere)
+	@command -v moto_server >/dev/null || python3 -m pip install --quiet 'moto[server]'
+
+node_modules: node_modules/.bin/dynalite
+
+node_modules/.bin/dynalite: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 bench: ## the benchmarks behind the performance figures
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./internal/...

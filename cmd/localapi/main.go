@@ -47,27 +47,20 @@ const (
 
 // config is the environment of DESIGN.md section 5, read once.
 type config struct {
-	port          int
-	storePath     string
-	tableName     string
-	issuer        string
-	audience      string
-	jwksURL       string
-	secret        []byte
-	generated     bool // secret made up for this run
-	requiredScope string
-	logLevel      slog.Level
+	port      int
+	storePath string
+	tableName string
+	auth      auth.Config
+	generated bool // the HS256 secret was made up for this run
+	logLevel  slog.Level
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
 	c := config{
-		port:          3000,
-		storePath:     ".plantstore/plants.db",
-		tableName:     getenv("TABLE_NAME"),
-		issuer:        "plantstore-local",
-		audience:      "plantstore",
-		jwksURL:       getenv("AUTH_JWKS_URL"),
-		requiredScope: getenv("AUTH_REQUIRED_SCOPE"),
+		port:      3000,
+		storePath: ".plantstore/plants.db",
+		tableName: getenv("TABLE_NAME"),
+		auth:      auth.ConfigFromEnv(getenv),
 	}
 	if v := getenv("PORT"); v != "" {
 		p, err := strconv.Atoi(v)
@@ -76,21 +69,23 @@ func loadConfig(getenv func(string) string) (config, error) {
 		}
 		c.port = p
 	}
-	for name, dst := range map[string]*string{"STORE_PATH": &c.storePath, "AUTH_ISSUER": &c.issuer, "AUTH_AUDIENCE": &c.audience} {
-		if v := getenv(name); v != "" {
-			*dst = v
-		}
+	if v := getenv("STORE_PATH"); v != "" {
+		c.storePath = v
 	}
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := c.logLevel.UnmarshalText([]byte(v)); err != nil {
 			return c, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", v)
 		}
 	}
-	if v := getenv("AUTH_HS256_SECRET"); v != "" {
-		c.secret = []byte(v)
-	} else if c.jwksURL == "" {
-		c.secret = make([]byte, 32)
-		rand.Read(c.secret)
+	if c.auth.Issuer == "" {
+		c.auth.Issuer = "plantstore-local"
+	}
+	if c.auth.Audience == "" {
+		c.auth.Audience = "plantstore"
+	}
+	if c.auth.HS256Secret == nil && c.auth.JWKSURL == "" {
+		c.auth.HS256Secret = make([]byte, 32)
+		rand.Read(c.auth.HS256Secret)
 		c.generated = true
 	}
 	return c, nil
@@ -106,10 +101,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
 
-	verifier, err := auth.NewVerifier(ctx, auth.Config{
-		Issuer: cfg.issuer, Audience: cfg.audience, HS256Secret: cfg.secret,
-		JWKSURL: cfg.jwksURL, RequiredScope: cfg.requiredScope, Logger: logger,
-	})
+	authCfg := cfg.auth
+	authCfg.Logger = logger
+	verifier, err := auth.NewVerifier(ctx, authCfg)
 	if err != nil {
 		return err
 	}
@@ -136,7 +130,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "Plant Store local API listening on %s (store: %s)\n", url, where)
-	if cfg.secret != nil {
+	if cfg.auth.HS256Secret != nil {
 		if err := printToken(stdout, cfg, url); err != nil {
 			return err
 		}
@@ -175,9 +169,9 @@ func openStore(ctx context.Context, cfg config) (plant.Store, string, func() err
 
 // printToken prints a token for the HS256 secret and a curl line to try it.
 func printToken(w io.Writer, cfg config, url string) error {
-	tok, err := auth.NewHS256Token(cfg.secret, auth.TokenSpec{
-		Issuer: cfg.issuer, Audience: cfg.audience, Subject: "local-developer",
-		Scope: cfg.requiredScope, IssuedAt: time.Now(), TTL: printedTokenTTL,
+	tok, err := auth.NewHS256Token(cfg.auth.HS256Secret, auth.TokenSpec{
+		Issuer: cfg.auth.Issuer, Audience: cfg.auth.Audience, Subject: "local-developer",
+		Scope: cfg.auth.RequiredScope, IssuedAt: time.Now(), TTL: printedTokenTTL,
 	})
 	if err != nil {
 		return fmt.Errorf("sign the local token: %w", err)

@@ -295,3 +295,18 @@ func (t cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp.Body = http.MaxBytesReader(nil, resp.Body, t.max)
 	return resp, nil
 }
+
+// ConfigFromEnv reads the AUTH_* variables of DESIGN.md section 5 into a
+// Config. Defaults and the choice of key source are the caller's.
+func ConfigFromEnv(getenv func(string) string) Config {
+	c := Config{
+		Issuer:        getenv("AUTH_ISSUER"),
+		Audience:      getenv("AUTH_AUDIENCE"),
+		JWKSURL:       getenv("AUTH_JWKS_URL"),
+		RequiredScope: getenv("AUTH_REQUIRED_SCOPE"),
+	}
+	if s := getenv("AUTH_HS256_SECRET"); s != "" {
+		c.HS256Secret = []byte(s)
+	}
+	return c
+}

@@ -32,6 +32,22 @@ func RequireToken(v Verifier) Middleware {
 	}
 }
 
+// RequirePrincipal lets a request through only when principalOf finds the
+// principal that an authorizer in front (API Gateway's) admitted, and answers
+// 401 otherwise: a function reached without its authorizer serves nobody.
+func RequirePrincipal(principalOf func(*http.Request) (auth.Principal, bool)) Middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p, ok := principalOf(r)
+			if !ok || p.Subject == "" {
+				writeError(w, r, auth.ErrNoToken)
+				return
+			}
+			next.ServeHTTP(w, Authenticated(r, p))
+		})
+	}
+}
+
 // Authenticated returns r carrying p (see auth.PrincipalFrom) and notes p's
 // subject for the request's log line.
 func Authenticated(r *http.Request, p auth.Principal) *http.Request {

@@ -1,0 +1,107 @@
+// Command authorizer is the API Gateway TOKEN authorizer: it verifies the
+// bearer token with the same verifier as the local API and answers an Allow
+// policy for the calling API and stage, a Deny policy for a valid token without
+// the required scope, or "Unauthorized".
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"github.com/plantstore/plantstore/functions/internal/lambdainit"
+	"github.com/plantstore/plantstore/internal/auth"
+)
+
+func main() {
+	logger, err := lambdainit.Logger(os.Stdout, os.Getenv("LOG_LEVEL"))
+	if err == nil {
+		var a *authorizer
+		if a, err = newAuthorizer(context.Background(), os.Getenv, logger); err == nil {
+			lambda.Start(a.handle)
+		}
+	}
+	lambdainit.Fail(logger, os.Getenv("AWS_LAMBDA_RUNTIME_API"), err)
+	os.Exit(1)
+}
+
+// errUnauthorized is the one error text API Gateway turns into a 401.
+var errUnauthorized = errors.New("Unauthorized")
+
+type authorizer struct {
+	verifier *auth.Verifier
+	logger   *slog.Logger
+}
+
+// newAuthorizer reads the AUTH_* variables; an issuer, an audience and a key
+// source are required (auth.NewVerifier says which is missing).
+func newAuthorizer(ctx context.Context, getenv func(string) string, logger *slog.Logger) (*authorizer, error) {
+	cfg := auth.ConfigFromEnv(getenv)
+	cfg.Logger = logger
+	v, err := auth.NewVerifier(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &authorizer{verifier: v, logger: logger}, nil
+}
+
+func (a *authorizer) handle(ctx context.Context, event events.APIGatewayCustomAuthorizerRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
+	log := a.logger
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		log = log.With("requestId", lc.AwsRequestID)
+	}
+	resource, ok := stageResource(event.MethodArn)
+	if !ok {
+		log.ErrorContext(ctx, "authorize", "outcome", "unauthorized", "reason", "malformed methodArn")
+		return events.APIGatewayCustomAuthorizerResponse{}, errUnauthorized
+	}
+	p, err := a.verifier.VerifyHeader(ctx, event.AuthorizationToken)
+	switch {
+	case err == nil:
+		log.InfoContext(ctx, "authorize", "outcome", "allow", "subject", p.Subject)
+		return policy(p, "Allow", resource), nil
+	case errors.Is(err, auth.ErrInsufficientScope):
+		log.InfoContext(ctx, "authorize", "outcome", "deny", "subject", p.Subject, "reason", err.Error())
+		return policy(p, "Deny", resource), nil
+	default:
+		log.InfoContext(ctx, "authorize", "outcome", "unauthorized", "reason", err.Error())
+		return events.APIGatewayCustomAuthorizerResponse{}, errUnauthorized
+	}
+}
+
+// stageResource turns the called method's ARN,
+// arn:aws:execute-api:{region}:{account}:{apiId}/{stage}/{method}/{path}, into
+// one that covers every method and path of that API and stage, so that the
+// gateway's cached answer serves every route and no other API.
+func stageResource(methodArn string) (string, bool) {
+	parts := strings.SplitN(methodArn, ":", 6)
+	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "execute-api" {
+		return "", false
+	}
+	path := strings.SplitN(parts[5], "/", 3)
+	if len(path) < 3 || path[0] == "" || path[1] == "" {
+		return "", false
+	}
+	return strings.Join(parts[:5], ":") + ":" + path[0] + "/" + path[1] + "/*/*", true
+}
+
+func policy(p auth.Principal, effect, resource string) events.APIGatewayCustomAuthorizerResponse {
+	return events.APIGatewayCustomAuthorizerResponse{
+		PrincipalID: p.Subject,
+		PolicyDocument: events.APIGatewayCustomAuthorizerPolicy{
+			Version: "2012-10-17",
+			Statement: []events.IAMPolicyStatement{{
+				Action:   []string{"execute-api:Invoke"},
+				Effect:   effect,
+				Resource: []string{resource},
+			}},
+		},
+		Context: map[string]any{"sub": p.Subject, "scope": strings.Join(p.Scopes, " ")},
+	}
+}

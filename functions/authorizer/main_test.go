@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/plantstore/plantstore/functions/internal/fixtures"
+	"github.com/plantstore/plantstore/functions/internal/lambdatest"
+	"github.com/plantstore/plantstore/internal/runtimeapi"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden responses")
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	lambdatest.Cleanup()
+	os.Exit(code)
+}
+
+// fixtureEnv is events/env.json's AuthorizerFunction entry.
+func fixtureEnv(t *testing.T) map[string]string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "events", "env.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env map[string]map[string]string
+	if err := json.Unmarshal(raw, &env); err != nil {
+		t.Fatal(err)
+	}
+	return env["AuthorizerFunction"]
+}
+
+func readEvent(t *testing.T, name string) (events.APIGatewayCustomAuthorizerRequest, []byte) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "events", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.APIGatewayCustomAuthorizerRequest
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	return ev, raw
+}
+
+// golden is what the authorizer answered: its policy, or its error message.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, got, "", "  "); err != nil {
+		t.Fatalf("%s: %s: %v", name, got, err)
+	}
+	pretty.WriteByte('\n')
+	path := filepath.Join("testdata", name+".golden.json")
+	if *update {
+		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(pretty.Bytes(), want) {
+		t.Errorf("%s: answer\n%s\nwant (%s)\n%s", name, pretty.Bytes(), path, want)
+	}
+}
+
+// TestFixtures feeds every authorizer event through the handler.
+func TestFixtures(t *testing.T) {
+	t.Parallel()
+	env := fixtureEnv(t)
+	a, err := newAuthorizer(t.Context(), func(k string) string { return env[k] }, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fixtures.Authorizer() {
+		ev, _ := readEvent(t, f.Name)
+		resp, err := a.handle(context.Background(), ev)
+		var got []byte
+		if err != nil {
+			got, _ = json.Marshal(map[string]string{"errorMessage": err.Error()})
+		} else {
+			got, _ = json.Marshal(resp)
+		}
+		checkGolden(t, f.Name, got)
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	t.Parallel()
+	env := fixtureEnv(t)
+	a, err := newAuthorizer(t.Context(), func(k string) string { return env[k] }, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := readEvent(t, "authorizer-valid")
+	resp, err := a.handle(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := resp.PolicyDocument.Statement
+	if len(st) != 1 || st[0].Effect != "Allow" || len(st[0].Resource) != 1 ||
+		st[0].Resource[0] != "arn:aws:execute-api:us-east-1:123456789012:a1b2c3d4e5/v1/*/*" {
+		t.Errorf("policy = %+v, want Allow on the calling API and stage only", resp.PolicyDocument)
+	}
+	if resp.PrincipalID != fixtures.Subject || resp.Context["sub"] != fixtures.Subject || resp.Context["scope"] != fixtures.Scope {
+		t.Errorf("principal %q, context %v", resp.PrincipalID, resp.Context)
+	}
+}
+
+func TestStageResource(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"arn:aws:execute-api:eu-west-1:111122223333:abc123/v1/POST/plants":     "arn:aws:execute-api:eu-west-1:111122223333:abc123/v1/*/*",
+		"arn:aws-cn:execute-api:cn-north-1:111122223333:abc123/prod/GET/a/b/c": "arn:aws-cn:execute-api:cn-north-1:111122223333:abc123/prod/*/*",
+		"arn:aws:execute-api:us-east-1:111122223333:abc123/v1/POST/":           "arn:aws:execute-api:us-east-1:111122223333:abc123/v1/*/*",
+		"arn:aws:lambda:us-east-1:111122223333:function:x":                     "",
+		"arn:aws:execute-api:us-east-1:111122223333:abc123":                    "",
+		"arn:aws:execute-api:us-east-1:111122223333:abc123/v1":                 "",
+		"arn:aws:execute-api:us-east-1:111122223333://POST/plants":             "",
+		"*": "",
+		"":  "",
+	}
+	for in, want := range tests {
+		got, ok := stageResource(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("stageResource(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
+
+func TestNewAuthorizerRefusesToAllowEverything(t *testing.T) {
+	t.Parallel()
+	for name, env := range map[string]map[string]string{
+		"nothing":      {},
+		"no issuer":    {"AUTH_AUDIENCE": "a", "AUTH_HS256_SECRET": fixtures.Secret},
+		"no audience":  {"AUTH_ISSUER": "i", "AUTH_HS256_SECRET": fixtures.Secret},
+		"no key":       {"AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a"},
+		"short secret": {"AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a", "AUTH_HS256_SECRET": "short"},
+	} {
+		if _, err := newAuthorizer(context.Background(), func(k string) string { return env[k] }, slog.New(slog.DiscardHandler)); err == nil {
+			t.Errorf("%s: newAuthorizer succeeded", name)
+		}
+	}
+}
+
+// TestBootstrap runs the real binary, built by `make build-AuthorizerFunction`,
+// on the test Runtime API with every fixture, and checks a failed init.
+func TestBootstrap(t *testing.T) {
+	t.Parallel()
+	bin := lambdatest.Bootstrap(t, "AuthorizerFunction")
+	var env []string
+	for k, v := range fixtureEnv(t) {
+		env = append(env, k+"="+v)
+	}
+	rt, err := runtimeapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	var out bytes.Buffer
+	fn, err := rt.Run(bin, env, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fn.Stop()
+	for _, f := range fixtures.Authorizer() {
+		_, raw := readEvent(t, f.Name)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		res, err := rt.Invoke(ctx, raw, 5*time.Second)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", f.Name, err, out.String())
+		}
+		got := res.Payload
+		if res.Error != nil {
+			var doc struct {
+				ErrorMessage string `json:"errorMessage"`
+			}
+			json.Unmarshal(res.Error, &doc)
+			got, _ = json.Marshal(map[string]string{"errorMessage": doc.ErrorMessage})
+		}
+		checkGolden(t, f.Name, got)
+	}
+	if strings.Contains(out.String(), fixtures.ValidToken()[40:]) {
+		t.Errorf("the authorizer logged a token:\n%s", out.String())
+	}
+
+	t.Run("init error", func(t *testing.T) {
+		rt, err := runtimeapi.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rt.Close()
+		var out bytes.Buffer
+		fn, err := rt.Run(bin, []string{"AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + fixtures.Secret}, &out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fn.Stop()
+		select {
+		case doc := <-rt.InitError():
+			if !strings.Contains(string(doc), "issuer") {
+				t.Errorf("init error %s does not name the issuer", doc)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no init error; output:\n%s", out.String())
+		}
+		select {
+		case <-rt.FirstPoll():
+			t.Error("a misconfigured authorizer polled for invocations")
+		default:
+		}
+	})
+}

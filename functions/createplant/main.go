@@ -1,0 +1,136 @@
+// Command createplant is the Lambda function behind POST /plants: the
+// httpapi handler on DynamoDB, adapted to API Gateway REST proxy events.
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"github.com/plantstore/plantstore/functions/internal/lambdainit"
+	"github.com/plantstore/plantstore/internal/auth"
+	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/httpapi"
+	"github.com/plantstore/plantstore/internal/plant"
+)
+
+func main() {
+	logger, err := lambdainit.Logger(os.Stdout, os.Getenv("LOG_LEVEL"))
+	if err == nil {
+		var fn *function
+		if fn, err = newFunction(context.Background(), os.Getenv, logger); err == nil {
+			lambda.Start(fn.handle)
+		}
+	}
+	lambdainit.Fail(logger, os.Getenv("AWS_LAMBDA_RUNTIME_API"), err)
+	os.Exit(1)
+}
+
+// deadlineMargin is kept free before the function's own deadline, so that a
+// slow store ends in a 503 answer rather than a killed invocation.
+const deadlineMargin = 500 * time.Millisecond
+
+// config is the environment of DESIGN.md section 5, read once.
+type config struct {
+	tableName string
+}
+
+func loadConfig(getenv func(string) string) (config, error) {
+	c := config{tableName: getenv("TABLE_NAME")}
+	if c.tableName == "" {
+		return c, errors.New("TABLE_NAME is required")
+	}
+	return c, nil
+}
+
+// function is the initialised Lambda: everything built once per cold start.
+type function struct {
+	adapter *httpadapter.HandlerAdapter
+	logger  *slog.Logger
+}
+
+// newFunction builds the function from the environment: the AWS config and
+// the DynamoDB client are made here, once, never per request.
+func newFunction(ctx context.Context, getenv func(string) string, logger *slog.Logger) (*function, error) {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return nil, err
+	}
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	store := dynamo.New(dynamodb.NewFromConfig(awsCfg), cfg.tableName, time.Now)
+	return newFunctionWithStore(store, logger), nil
+}
+
+func newFunctionWithStore(store plant.Store, logger *slog.Logger) *function {
+	h := httpapi.NewHandler(store, logger, httpapi.RequirePrincipal(gatewayPrincipal))
+	return &function{adapter: httpadapter.New(h), logger: logger}
+}
+
+// gatewayPrincipal is the principal that the TOKEN authorizer admitted, as
+// API Gateway passes it in the request context.
+func gatewayPrincipal(r *http.Request) (auth.Principal, bool) {
+	gw, ok := core.GetAPIGatewayContextFromContext(r.Context())
+	if !ok {
+		return auth.Principal{}, false
+	}
+	sub, _ := gw.Authorizer["principalId"].(string)
+	scope, _ := gw.Authorizer["scope"].(string)
+	return auth.Principal{Subject: sub, Scopes: strings.Fields(scope)}, sub != ""
+}
+
+// handle serves one REST API proxy event.
+func (f *function) handle(ctx context.Context, event events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		ctx = httpapi.WithRequestID(ctx, lc.AwsRequestID)
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-deadlineMargin))
+		defer cancel()
+	}
+	if event.IsBase64Encoded { // checked here: the adapter would log the failure as plain text
+		if _, err := base64.StdEncoding.DecodeString(event.Body); err != nil {
+			return unreadable(), nil
+		}
+	}
+	resp, err := f.adapter.ProxyWithContext(ctx, event)
+	if err != nil { // the event could not become a request
+		f.logger.WarnContext(ctx, "unreadable event", "error", err.Error())
+		return unreadable(), nil
+	}
+	return resp, nil
+}
+
+// unreadable is the answer to an event that is not an HTTP request.
+func unreadable() events.APIGatewayProxyResponse {
+	body, _ := json.Marshal(struct {
+		Error   int32  `json:"error"`
+		Message string `json:"message"`
+	}{httpapi.CodeBadJSON, "the request body could not be read"})
+	return events.APIGatewayProxyResponse{
+		StatusCode: http.StatusBadRequest,
+		MultiValueHeaders: map[string][]string{
+			"Content-Type":           {"application/json"},
+			"Cache-Control":          {"no-store"},
+			"X-Content-Type-Options": {"nosniff"},
+		},
+		Body: string(body),
+	}
+}

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"github.com/plantstore/plantstore/functions/internal/fixtures"
+	"github.com/plantstore/plantstore/functions/internal/lambdatest"
+	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/plant"
+	"github.com/plantstore/plantstore/internal/runtimeapi"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden responses")
+
+func TestMain(m *testing.M) {
+	defer lambdatest.Cleanup()
+	dynamotest.Main(m)
+}
+
+// seededTable is a fresh table on srv holding the fixtures' seed plant.
+func seededTable(t *testing.T, srv *dynamotest.Server) (*dynamo.Store, string) {
+	t.Helper()
+	table := dynamotest.NewTable(t, srv)
+	store := dynamo.New(srv.Client(), table, time.Now)
+	tag := fixtures.SeedTag
+	if _, err := store.Create(context.Background(), plant.NewPlant{ID: fixtures.SeedID, Name: fixtures.SeedName, Tag: &tag}); err != nil {
+		t.Fatal(err)
+	}
+	return store, table
+}
+
+func readEvent[T any](t *testing.T, name string) (T, []byte) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "events", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev T
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	return ev, raw
+}
+
+// checkGolden compares a function's response with testdata/<name>.golden.json
+// and, for createplant, with the API contract.
+func checkGolden(t *testing.T, name string, payload []byte) {
+	t.Helper()
+	var resp events.APIGatewayProxyResponse
+	if err := json.Unmarshal(payload, &resp); err != nil {
+		t.Fatalf("%s: response %s: %v", name, payload, err)
+	}
+	apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+	var pretty bytes.Buffer
+	json.Indent(&pretty, payload, "", "  ")
+	pretty.WriteByte('\n')
+	path := filepath.Join("testdata", name+".golden.json")
+	if *update {
+		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(pretty.Bytes(), want) {
+		t.Errorf("%s: response\n%s\nwant (%s)\n%s", name, pretty.Bytes(), path, want)
+	}
+}
+
+// TestFixtures feeds every createplant event through the handler on each
+// DynamoDB-compatible server and compares the answers with the goldens.
+func TestFixtures(t *testing.T) {
+	t.Parallel()
+	for _, srv := range []func(testing.TB) *dynamotest.Server{dynamotest.Moto, dynamotest.Dynalite} {
+		s := srv(t)
+		t.Run(s.Name, func(t *testing.T) {
+			t.Parallel()
+			store, _ := seededTable(t, s)
+			fn := newFunctionWithStore(store, slog.New(slog.DiscardHandler))
+			for _, f := range fixtures.CreatePlant() {
+				ev, _ := readEvent[events.APIGatewayProxyRequest](t, f.Name)
+				resp, err := fn.handle(context.Background(), ev)
+				if err != nil {
+					t.Fatalf("%s: %v", f.Name, err)
+				}
+				b, _ := json.Marshal(resp)
+				checkGolden(t, f.Name, b)
+			}
+			for id, want := range map[int64]string{1: "Fern", 2: "Ficus lyrata", 3: "Aloe", fixtures.SeedID: fixtures.SeedName} {
+				if p, err := store.Get(context.Background(), id); err != nil || p.Name != want {
+					t.Errorf("stored plant %d = %+v, %v; want %s", id, p, err, want)
+				}
+			}
+			for _, id := range []int64{4, 5, 6, 7} {
+				if _, err := store.Get(context.Background(), id); err == nil {
+					t.Errorf("plant %d of a rejected request was stored", id)
+				}
+			}
+		})
+	}
+}
+
+func TestWithoutAuthorizerPrincipalIs401(t *testing.T) {
+	t.Parallel()
+	fn := newFunctionWithStore(failStore{}, slog.New(slog.DiscardHandler))
+	ev, _ := readEvent[events.APIGatewayProxyRequest](t, "createplant-valid")
+	ev.RequestContext.Authorizer = nil
+	resp, _ := fn.handle(context.Background(), ev)
+	e := apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+	if resp.StatusCode != 401 || e.Error != 40100 {
+		t.Errorf("got %d %s, want 401 40100", resp.StatusCode, resp.Body)
+	}
+}
+
+func TestUnreadableEventIs400(t *testing.T) {
+	t.Parallel()
+	fn := newFunctionWithStore(failStore{}, slog.New(slog.DiscardHandler))
+	ev, _ := readEvent[events.APIGatewayProxyRequest](t, "createplant-base64-body")
+	ev.Body = "%%% not base64 %%%"
+	resp, err := fn.handle(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+	if resp.StatusCode != 400 || e.Error != 40001 {
+		t.Errorf("got %d %s, want 400 40001", resp.StatusCode, resp.Body)
+	}
+}
+
+// failStore blocks until the context ends.
+type failStore struct{}
+
+func (failStore) Create(ctx context.Context, _ plant.NewPlant) (bool, error) {
+	<-ctx.Done()
+	return false, ctx.Err()
+}
+
+// A store slower than the function's deadline answers 503 before Lambda
+// would kill the invocation, and the log line carries the request id and
+// the authorizer's principal.
+func TestSlowStoreAnswers503BeforeTheDeadline(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	fn := newFunctionWithStore(failStore{}, slog.New(slog.NewJSONHandler(&logs, nil)))
+	ev, _ := readEvent[events.APIGatewayProxyRequest](t, "createplant-valid")
+	ctx, cancel := context.WithTimeout(context.Background(), deadlineMargin+300*time.Millisecond)
+	defer cancel()
+	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "req-123"})
+	start := time.Now()
+	resp, _ := fn.handle(ctx, ev)
+	if resp.StatusCode != 503 || time.Since(start) > 400*time.Millisecond+deadlineMargin/2 {
+		t.Errorf("got %d after %v, want 503 before the deadline margin", resp.StatusCode, time.Since(start))
+	}
+	for _, want := range []string{`"requestId":"req-123"`, `"subject":"fixture-client"`, `"status":503`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log %s lacks %s", logs.String(), want)
+		}
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	t.Parallel()
+	if _, err := loadConfig(func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "TABLE_NAME") {
+		t.Errorf("loadConfig without TABLE_NAME: %v, want an error naming it", err)
+	}
+	c, err := loadConfig(func(k string) string { return map[string]string{"TABLE_NAME": "t"}[k] })
+	if err != nil || c.tableName != "t" {
+		t.Errorf("loadConfig = %+v, %v", c, err)
+	}
+}
+
+// TestBootstrap runs the real binary, built by `make build-CreatePlantFunction`,
+// on the test Runtime API against each server, with every fixture.
+func TestBootstrap(t *testing.T) {
+	t.Parallel()
+	bin := lambdatest.Bootstrap(t, "CreatePlantFunction")
+	for _, srv := range []func(testing.TB) *dynamotest.Server{dynamotest.Moto, dynamotest.Dynalite} {
+		s := srv(t)
+		t.Run(s.Name, func(t *testing.T) {
+			t.Parallel()
+			store, table := seededTable(t, s)
+			rt, err := runtimeapi.Start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.Close()
+			var out bytes.Buffer
+			fn, err := rt.Run(bin, append(s.Env(), "TABLE_NAME="+table), &out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fn.Stop()
+			for _, f := range fixtures.CreatePlant() {
+				_, raw := readEvent[events.APIGatewayProxyRequest](t, f.Name)
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				res, err := rt.Invoke(ctx, raw, 10*time.Second)
+				cancel()
+				if err != nil || res.Error != nil {
+					t.Fatalf("%s: %v %s\nfunction output:\n%s", f.Name, err, res.Error, out.String())
+				}
+				checkGolden(t, f.Name, res.Payload)
+			}
+			if p, err := store.Get(context.Background(), 2); err != nil || p.Name != "Ficus lyrata" {
+				t.Errorf("plant 2 after the binary created it: %+v, %v", p, err)
+			}
+		})
+	}
+	t.Run("init error", func(t *testing.T) {
+		t.Parallel()
+		rt, err := runtimeapi.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rt.Close()
+		var out bytes.Buffer
+		fn, err := rt.Run(bin, nil, &out) // no TABLE_NAME
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fn.Stop()
+		select {
+		case doc := <-rt.InitError():
+			if !strings.Contains(string(doc), "TABLE_NAME is required") {
+				t.Errorf("init error %s does not name TABLE_NAME", doc)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no init error reported; output:\n%s", out.String())
+		}
+		select {
+		case <-fn.Exited():
+			if fn.Err() == nil {
+				t.Error("the function exited 0 after a failed init")
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("the function did not exit after a failed init")
+		}
+		if n := strings.Count(strings.TrimSpace(out.String()), "\n") + 1; n != 1 || !strings.Contains(out.String(), "TABLE_NAME") {
+			t.Errorf("init failure logged %d lines, want one clear line:\n%s", n, out.String())
+		}
+	})
+}
