@@ -14,8 +14,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/plantstore/plantstore/functions/internal/fixtures"
-	"github.com/plantstore/plantstore/functions/internal/lambdatest"
+	"github.com/plantstore/plantstore/internal/fixtures"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/runtimeapi"
 )
 
@@ -171,7 +171,7 @@ func TestBootstrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	var out bytes.Buffer
+	var out lambdatest.Output
 	fn, err := rt.Run(bin, env, &out)
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +205,7 @@ func TestBootstrap(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer rt.Close()
-		var out bytes.Buffer
+		var out lambdatest.Output
 		fn, err := rt.Run(bin, []string{"AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + fixtures.Secret}, &out)
 		if err != nil {
 			t.Fatal(err)

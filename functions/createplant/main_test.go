@@ -16,11 +16,11 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
-	"github.com/plantstore/plantstore/functions/internal/fixtures"
-	"github.com/plantstore/plantstore/functions/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/dynamo"
 	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/fixtures"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/plant"
 	"github.com/plantstore/plantstore/internal/runtimeapi"
 )
@@ -202,7 +202,7 @@ func TestBootstrap(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer rt.Close()
-			var out bytes.Buffer
+			var out lambdatest.Output
 			fn, err := rt.Run(bin, append(s.Env(), "TABLE_NAME="+table), &out)
 			if err != nil {
 				t.Fatal(err)
@@ -230,7 +230,7 @@ func TestBootstrap(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer rt.Close()
-		var out bytes.Buffer
+		var out lambdatest.Output
 		fn, err := rt.Run(bin, nil, &out) // no TABLE_NAME
 		if err != nil {
 			t.Fatal(err)

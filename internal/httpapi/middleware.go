@@ -107,7 +107,7 @@ func logRequests(logger *slog.Logger, now func() time.Time, next http.Handler) h
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
 			slog.Int("status", rec.status),
-			slog.Duration("duration", now().Sub(start)),
+			slog.Float64("durationMs", float64(now().Sub(start).Microseconds())/1000),
 		}
 		if info.subject != "" {
 			attrs = append(attrs, slog.String("subject", info.subject))

@@ -35,7 +35,7 @@ func Bootstrap(t testing.TB, function string) string {
 		}
 	}
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
+	root := filepath.Join(filepath.Dir(file), "..", "..")
 	out := filepath.Join(dir, function)
 	cmd := exec.Command("make", "--no-print-directory", "-C", root, "build-"+function, "ARTIFACTS_DIR="+out, "GOARCH="+runtime.GOARCH)
 	if b, err := cmd.CombinedOutput(); err != nil {
@@ -50,4 +50,24 @@ func Cleanup() {
 	if dir != "" {
 		os.RemoveAll(dir)
 	}
+}
+
+// Output collects a function's output; it is safe to read while the process
+// writes.
+type Output struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (o *Output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.buf = append(o.buf, p...)
+	return len(p), nil
+}
+
+func (o *Output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return string(o.buf)
 }
