@@ -19,7 +19,7 @@ EVENT         ?= events/createplant-valid.json
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader
 
-.PHONY: help run test fuzz lint bench tools build invoke moto node_modules $(addprefix build-,$(FUNCTIONS))
+.PHONY: help run test fuzz lint bench tools build invoke smoke smoke-local deploy moto node_modules $(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-28s %s\n", $$1, $$2}'
@@ -38,10 +38,12 @@ fuzz: ## each fuzz target for FUZZTIME (default 5s; e.g. make fuzz FUZZTIME=2m)
 	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg | tail -n 2; \
 	done
 
-lint: tools ## gofmt, go vet, staticcheck
+lint: tools ## gofmt, go vet, staticcheck, cfn-lint
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
 	$(TOOLS)/staticcheck ./...
+	@command -v cfn-lint >/dev/null || python3 -m pip install --quiet cfn-lint
+	cfn-lint template.yaml
 
 build-CreatePlantFunction: ## (SAM) createplant's bootstrap into $(ARTIFACTS_DIR), for GOARCH (default arm64)
 	GOOS=linux GOARCH=$(GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/createplant
@@ -65,6 +67,17 @@ node_modules: node_modules/.bin/dynalite
 node_modules/.bin/dynalite: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
+
+smoke: ## black-box check of a running API: make smoke URL=... TOKEN=...
+	@test -n "$(URL)" -a -n "$(TOKEN)" || { echo "usage: make smoke URL=http://127.0.0.1:3000 TOKEN=<token>"; exit 2; }
+	@TOKEN='$(TOKEN)' $(GO) run ./cmd/smoke -url '$(URL)'
+
+smoke-local: ## start the local API, run make smoke against it, stop it
+	@scripts/smoke-local.sh
+
+deploy: ## sam build && sam deploy (add --guided the first time: make deploy DEPLOY_FLAGS=--guided)
+	sam build
+	sam deploy $(DEPLOY_FLAGS)
 
 bench: ## the benchmarks behind the performance figures
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./internal/...
