@@ -6,6 +6,7 @@ SHELL := bash
 GO        ?= go
 TOOLS     := $(CURDIR)/.bin
 FUZZTIME  ?= 5s
+BENCHCOUNT ?= 6
 STATICCHECK_VERSION ?= v0.8.2
 
 # Lambda builds (DESIGN.md section 1): static, no RPC, trimmed, stripped.
@@ -19,7 +20,7 @@ EVENT         ?= events/createplant-valid.json
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader
 
-.PHONY: help run test fuzz lint bench tools build invoke smoke smoke-local deploy moto node_modules $(addprefix build-,$(FUNCTIONS))
+.PHONY: help run test fuzz lint bench tools build build-lambda invoke smoke smoke-local deploy moto node_modules $(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-28s %s\n", $$1, $$2}'
@@ -46,10 +47,13 @@ lint: tools ## gofmt, go vet, staticcheck, cfn-lint
 	cfn-lint template.yaml
 
 build-CreatePlantFunction: ## (SAM) createplant's bootstrap into $(ARTIFACTS_DIR), for GOARCH (default arm64)
-	GOOS=linux GOARCH=$(GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/createplant
+	@$(MAKE) --no-print-directory build-lambda PKG=./functions/createplant
 
 build-AuthorizerFunction: ## (SAM) the authorizer's bootstrap into $(ARTIFACTS_DIR), for GOARCH (default arm64)
-	GOOS=linux GOARCH=$(GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/authorizer
+	@$(MAKE) --no-print-directory build-lambda PKG=./functions/authorizer
+
+build-lambda: ## the bootstrap of Go package PKG into $(ARTIFACTS_DIR), with the flags above
+	GOOS=linux GOARCH=$(GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap $(PKG)
 
 build: ## both bootstraps into bin/GOARCH/<function>/bootstrap
 	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(GOARCH)/$$f; done
@@ -79,8 +83,9 @@ deploy: ## sam build && sam deploy (add --guided the first time: make deploy DEP
 	sam build
 	sam deploy $(DEPLOY_FLAGS)
 
-bench: ## the benchmarks behind the performance figures
-	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./internal/...
+bench: node_modules moto ## the benchmarks behind the performance figures (docs/performance.md)
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./internal/httpapi ./internal/auth ./functions/createplant
+	$(GO) run ./cmd/bench
 
 tools: $(TOOLS)/staticcheck
 

@@ -44,7 +44,7 @@ func seededTable(t *testing.T, srv *dynamotest.Server) (*dynamo.Store, string) {
 	return store, table
 }
 
-func readEvent[T any](t *testing.T, name string) (T, []byte) {
+func readEvent[T any](t testing.TB, name string) (T, []byte) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "..", "events", name+".json"))
 	if err != nil {
