@@ -535,4 +535,3 @@ func medianRound(rs []loadResult) loadResult {
 	slices.SortFunc(s, func(a, b loadResult) int { return int(a.rps - b.rps) })
 	return s[len(s)/2]
 }
-

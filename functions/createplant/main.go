@@ -16,8 +16,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
@@ -63,18 +61,18 @@ type function struct {
 	logger  *slog.Logger
 }
 
-// newFunction builds the function from the environment: the AWS config and
-// the DynamoDB client are made here, once, never per request.
+// newFunction builds the function from the environment: the DynamoDB client
+// is made here, once, never per request.
 func newFunction(ctx context.Context, getenv func(string) string, logger *slog.Logger) (*function, error) {
 	cfg, err := loadConfig(getenv)
 	if err != nil {
 		return nil, err
 	}
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
+	client, err := dynamo.NewClientFromEnv(getenv)
 	if err != nil {
 		return nil, err
 	}
-	store := dynamo.New(dynamodb.NewFromConfig(awsCfg), cfg.tableName, time.Now)
+	store := dynamo.New(client, cfg.tableName, time.Now)
 	return newFunctionWithStore(store, logger), nil
 }
 

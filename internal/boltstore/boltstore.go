@@ -1,6 +1,9 @@
 // Package boltstore is the plant.Store for local runs: one bbolt file, no
-// server. Each create is one serialized, fsynced read-write transaction, so
-// concurrent creates of one id have exactly one winner.
+// server. Creates go through one committer goroutine that writes everything
+// waiting in one read-write transaction (group commit): a lone create commits
+// at once, concurrent ones share one fsync, and since the transactions are
+// serialized, concurrent creates of one id have exactly one winner. A create
+// returns only after its transaction is on disk.
 package boltstore
 
 import (
@@ -11,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -24,7 +28,28 @@ var bucket = []byte("plants")
 type Store struct {
 	db  *bolt.DB
 	now func() time.Time
+
+	mu     sync.RWMutex // held for reading while queueing, for writing to close
+	closed bool
+	queue  chan *createRequest
+	done   chan struct{} // closed when the committer has stopped
 }
+
+// createRequest is one create waiting for the committer.
+type createRequest struct {
+	id      int64
+	plant   plant.Plant
+	value   []byte
+	created bool
+	err     error
+	done    chan struct{}
+}
+
+// maxBatch bounds the creates in one transaction.
+const maxBatch = 256
+
+// ErrClosed is returned by Create after Close.
+var ErrClosed = errors.New("store closed")
 
 var _ plant.Store = (*Store)(nil)
 
@@ -45,11 +70,22 @@ func Open(path string, now func() time.Time) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("prepare store %s: %w", path, err)
 	}
-	return &Store{db: db, now: now}, nil
+	s := &Store{db: db, now: now, queue: make(chan *createRequest, maxBatch), done: make(chan struct{})}
+	go s.commit()
+	return s, nil
 }
 
-// Close releases the file.
-func (s *Store) Close() error { return s.db.Close() }
+// Close waits for the creates under way, then releases the file.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if !s.closed {
+		s.closed = true
+		close(s.queue)
+	}
+	s.mu.Unlock()
+	<-s.done
+	return s.db.Close()
+}
 
 // record is the stored value; the id is the key.
 type record struct {
@@ -75,26 +111,67 @@ func (s *Store) Create(ctx context.Context, p plant.NewPlant) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("encode plant %d: %w", p.ID, err)
 	}
-	created := false
-	err = s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucket)
-		if old := b.Get(key(p.ID)); old != nil {
-			stored, err := decode(old)
-			if err != nil {
-				return err
+	req := &createRequest{id: p.ID, plant: p.Plant(), value: value, done: make(chan struct{})}
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return false, fmt.Errorf("create plant %d: %w", p.ID, ErrClosed)
+	}
+	s.queue <- req
+	s.mu.RUnlock()
+	<-req.done // once queued, the answer waits for the disk, whatever ctx says
+	if req.err != nil {
+		return false, fmt.Errorf("create plant %d: %w", p.ID, req.err)
+	}
+	return req.created, nil
+}
+
+// commit writes what is waiting in one transaction at a time until Close.
+func (s *Store) commit() {
+	defer close(s.done)
+	batch := make([]*createRequest, 0, maxBatch)
+	for first := range s.queue {
+		batch = append(batch[:0], first)
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case r, ok := <-s.queue:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, r)
+			default:
+				break fill
 			}
-			if !stored.Same(p.Plant()) {
-				return plant.ErrExists
+		}
+		err := s.db.Update(func(tx *bolt.Tx) error {
+			b := tx.Bucket(bucket)
+			for _, r := range batch { // in order: a later create of the same id sees the earlier one
+				r.created, r.err = false, nil
+				if old := b.Get(key(r.id)); old != nil {
+					stored, err := decode(old)
+					switch {
+					case err != nil:
+						r.err = err
+					case !stored.Same(r.plant):
+						r.err = plant.ErrExists
+					}
+					continue
+				}
+				if err := b.Put(key(r.id), r.value); err != nil {
+					return err
+				}
+				r.created = true
 			}
 			return nil
+		})
+		for _, r := range batch {
+			if err != nil {
+				r.created, r.err = false, err
+			}
+			close(r.done)
 		}
-		created = true
-		return b.Put(key(p.ID), value)
-	})
-	if err != nil {
-		return false, fmt.Errorf("create plant %d: %w", p.ID, err)
 	}
-	return created, nil
 }
 
 // Get returns the plant stored under id, or plant.ErrNotFound.

@@ -2,7 +2,9 @@ package boltstore_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,5 +68,68 @@ func TestSecondOpenFailsWhileLocked(t *testing.T) {
 	if s2, err := boltstore.Open(path, time.Now); err == nil {
 		s2.Close()
 		t.Fatal("second Open of a locked file succeeded")
+	}
+}
+
+// Concurrent creates share transactions; each still gets its own answer, and
+// every acknowledged plant is on disk after Close.
+func TestGroupCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "plants.db")
+	s, err := boltstore.Open(path, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 600
+	type result struct {
+		created bool
+		err     error
+	}
+	results := make([]result, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			// ids 0..299 twice: once as "a", once as "a" again or as "b".
+			id := int64(i % 300)
+			name := "a"
+			if i >= 300 && i%2 == 0 {
+				name = "b"
+			}
+			results[i].created, results[i].err = s.Create(context.Background(), plant.NewPlant{ID: id, Name: name})
+		})
+	}
+	wg.Wait()
+	for id := range 300 {
+		a, b := results[id], results[id+300]
+		if a.created == b.created {
+			t.Errorf("id %d: created %v and %v; want exactly one create", id, a.created, b.created)
+			continue
+		}
+		loser := a
+		if !b.created {
+			loser = b
+		}
+		sameName := (id+300)%2 != 0 // the second create is "a" again
+		if sameName && loser.err != nil {
+			t.Errorf("id %d: the same plant again answered %v, want a replay", id, loser.err)
+		}
+		if !sameName && !errors.Is(loser.err, plant.ErrExists) {
+			t.Errorf("id %d: another plant answered %v, want ErrExists", id, loser.err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Create(context.Background(), plant.NewPlant{ID: 1, Name: "x"}); !errors.Is(err, boltstore.ErrClosed) {
+		t.Errorf("Create after Close: %v, want ErrClosed", err)
+	}
+	s, err = boltstore.Open(path, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	count := 0
+	s.Each(func(int64, plant.Plant) error { count++; return nil })
+	if count != 300 {
+		t.Errorf("%d plants on disk, want 300", count)
 	}
 }
