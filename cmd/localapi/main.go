@@ -43,6 +43,8 @@ const (
 	maxHeaderBytes    = 16 << 10
 	shutdownTimeout   = 10 * time.Second
 	printedTokenTTL   = 24 * time.Hour
+	tokenCacheTTL     = 300 * time.Second // the gateway's authorizer cache in template.yaml
+	tokenCacheSize    = 4096
 )
 
 // config is the environment of DESIGN.md section 5, read once.
@@ -117,7 +119,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	handler := withTimeout(requestTimeout, httpapi.NewHandler(store, logger, httpapi.RequireToken(verifier)))
+	// Accepted tokens are remembered as API Gateway remembers its authorizer's answers.
+	tokens := auth.NewCached(verifier, tokenCacheTTL, tokenCacheSize, time.Now)
+	handler := withTimeout(requestTimeout, httpapi.NewHandler(store, logger, httpapi.RequireToken(tokens)))
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: readHeaderTimeout,

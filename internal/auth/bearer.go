@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 )
 
 var (
@@ -36,8 +37,9 @@ func BearerToken(header string) (string, error) {
 
 // Principal is who a verified token speaks for.
 type Principal struct {
-	Subject string
-	Scopes  []string
+	Subject   string
+	Scopes    []string
+	ExpiresAt time.Time // the token's exp
 }
 
 type principalKey struct{}

@@ -140,7 +140,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) 
 	if c.Subject == "" {
 		return Principal{}, fmt.Errorf("%w: no subject", ErrInvalidToken)
 	}
-	p := Principal{Subject: c.Subject, Scopes: append(strings.Fields(c.Scope), c.Scp...)}
+	p := Principal{Subject: c.Subject, Scopes: append(strings.Fields(c.Scope), c.Scp...), ExpiresAt: c.ExpiresAt.Time}
 	if v.scope != "" && !slices.Contains(p.Scopes, v.scope) {
 		return p, fmt.Errorf("%w: %q required", ErrInsufficientScope, v.scope)
 	}

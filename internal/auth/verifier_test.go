@@ -135,7 +135,7 @@ func with(c jwt.MapClaims, kv ...any) jwt.MapClaims {
 	return c
 }
 
-func sign(t *testing.T, m jwt.SigningMethod, key any, kid string, c jwt.MapClaims) string {
+func sign(t testing.TB, m jwt.SigningMethod, key any, kid string, c jwt.MapClaims) string {
 	t.Helper()
 	tok := jwt.NewWithClaims(m, c)
 	if kid != "" {
