@@ -18,7 +18,7 @@ FUNCTION      ?= CreatePlantFunction
 EVENT         ?= events/createplant-valid.json
 
 # Fuzz targets: package and function.
-FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader
+FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./functions/createplant:FuzzProxyEvent
 
 .PHONY: help run test fuzz lint bench tools build build-lambda invoke smoke smoke-local deploy moto node_modules $(addprefix build-,$(FUNCTIONS))
 
