@@ -66,7 +66,7 @@ func run(args []string, out io.Writer) error {
 	defer os.RemoveAll(dir)
 	b := &bench{dir: dir, out: out, opts: o}
 	fmt.Fprintf(out, "machine: %s/%s, %d CPUs, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
-	fmt.Fprintf(out, "%-44s %14s   %-30s %8s  %s\n", "figure", "value", "floor", "ratio", "goal")
+	fmt.Fprintf(out, "%-58s %12s   %-28s %7s  %s\n", "figure", "value", "floor", "ratio", "goal")
 	for _, step := range []func() error{b.sizes, b.coldStarts, b.dynamoCost, b.invocations, b.localAPI} {
 		if err := step(); err != nil {
 			return err
@@ -82,7 +82,7 @@ type bench struct {
 }
 
 func (b *bench) row(figure, value, floor, ratio, goal string) {
-	fmt.Fprintf(b.out, "%-44s %14s   %-30s %8s  %s\n", figure, value, floor, ratio, goal)
+	fmt.Fprintf(b.out, "%-58s %12s   %-28s %7s  %s\n", figure, value, floor, ratio, goal)
 }
 
 // build makes a Lambda bootstrap of pkg through `make build-lambda`, the same
