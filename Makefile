@@ -8,6 +8,13 @@ TOOLS     := $(CURDIR)/.bin
 FUZZTIME  ?= 5s
 BENCHCOUNT ?= 6
 STATICCHECK_VERSION ?= v0.8.2
+GOSEC_VERSION       ?= v2.29.0
+# gosec reads what ships (the functions, the local API and the packages they
+# import). Left out: test and developer tooling that by design runs commands
+# and opens files or URLs that its user names (bench, invoke, smoke, the test
+# servers and helpers); it never runs in a deployment.
+GOSEC_EXCLUDE := cmd/bench cmd/invoke cmd/smoke internal/localdynamo internal/dynamotest \
+                 internal/lambdatest internal/runtimeapi internal/apitest internal/fixtures internal/samtemplate
 
 # Lambda builds (DESIGN.md section 1): static, no RPC, trimmed, stripped.
 GOARCH        ?= arm64
@@ -39,10 +46,11 @@ fuzz: ## each fuzz target for FUZZTIME (default 5s; e.g. make fuzz FUZZTIME=2m)
 	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg | tail -n 2; \
 	done
 
-lint: tools ## gofmt, go vet, staticcheck, cfn-lint
+lint: tools ## gofmt, go vet, staticcheck, gosec, cfn-lint
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
 	$(TOOLS)/staticcheck ./...
+	$(TOOLS)/gosec -quiet $(addprefix -exclude-dir=,$(GOSEC_EXCLUDE)) ./...
 	@command -v cfn-lint >/dev/null || python3 -m pip install --quiet cfn-lint
 	cfn-lint template.yaml
 
@@ -87,7 +95,10 @@ bench: node_modules moto ## the benchmarks behind the performance figures (docs/
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./internal/httpapi ./internal/auth ./functions/createplant
 	$(GO) run ./cmd/bench
 
-tools: $(TOOLS)/staticcheck
+tools: $(TOOLS)/staticcheck $(TOOLS)/gosec
+
+$(TOOLS)/gosec:
+	GOBIN=$(TOOLS) $(GO) install github.com/securego/gosec/v2/cmd/gosec@$(GOSEC_VERSION)
 
 $(TOOLS)/staticcheck:
 	GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

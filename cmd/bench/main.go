@@ -45,7 +45,7 @@ func main() {
 type options struct {
 	starts      int
 	warm        int
-	loadSeconds time.Duration
+	loadFor time.Duration
 	conns       int
 }
 
@@ -54,7 +54,7 @@ func run(args []string, out io.Writer) error {
 	var o options
 	fs.IntVar(&o.starts, "starts", 15, "cold starts per binary")
 	fs.IntVar(&o.warm, "warm", 400, "warm invocations per function")
-	fs.DurationVar(&o.loadSeconds, "load", 4*time.Second, "length of each local API load round")
+	fs.DurationVar(&o.loadFor, "load", 4*time.Second, "length of each local API load round")
 	fs.IntVar(&o.conns, "conns", 32, "concurrent connections in the load rounds")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -515,8 +515,8 @@ func (b *bench) localAPI() error {
 	var ids atomic.Int64
 	var apiRes, floorRes []loadResult
 	for range 3 { // alternating rounds; the median round counts
-		floorRes = append(floorRes, load(floor.url, "", b.opts.conns, b.opts.loadSeconds, &ids))
-		apiRes = append(apiRes, load(api.url, api.token, b.opts.conns, b.opts.loadSeconds, &ids))
+		floorRes = append(floorRes, load(floor.url, "", b.opts.conns, b.opts.loadFor, &ids))
+		apiRes = append(apiRes, load(api.url, api.token, b.opts.conns, b.opts.loadFor, &ids))
 	}
 	a, f := medianRound(apiRes), medianRound(floorRes)
 	var errs int64

@@ -67,8 +67,7 @@ func Open(path string, now func() time.Time) (*Store, error) {
 		_, err := tx.CreateBucketIfNotExists(bucket)
 		return err
 	}); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("prepare store %s: %w", path, err)
+		return nil, errors.Join(fmt.Errorf("prepare store %s: %w", path, err), db.Close())
 	}
 	s := &Store{db: db, now: now, queue: make(chan *createRequest, maxBatch), done: make(chan struct{})}
 	go s.commit()
@@ -98,8 +97,12 @@ type record struct {
 // sort before positive ones.
 func key(id int64) []byte {
 	var k [8]byte
-	binary.BigEndian.PutUint64(k[:], uint64(id)^(1<<63))
+	binary.BigEndian.PutUint64(k[:], uint64(id)^(1<<63)) // #nosec G115 -- a bit-for-bit reinterpretation, undone by idOf
 	return k[:]
+}
+
+func idOf(k []byte) int64 {
+	return int64(binary.BigEndian.Uint64(k) ^ (1 << 63)) // #nosec G115 -- the inverse of key
 }
 
 // Create implements plant.Store.
@@ -200,7 +203,7 @@ func (s *Store) Each(fn func(id int64, p plant.Plant) error) error {
 			if err != nil {
 				return err
 			}
-			return fn(int64(binary.BigEndian.Uint64(k)^(1<<63)), p)
+			return fn(idOf(k), p)
 		})
 	})
 }

@@ -33,5 +33,5 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	w.Write(body)
+	_, _ = w.Write(body) // a client that has gone away cannot be told
 }

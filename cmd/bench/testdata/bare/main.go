@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 )
 
 func main() {
@@ -17,7 +18,7 @@ func main() {
 		panic(err)
 	}
 	fmt.Fprintf(os.Stdout, "listening on http://%s\n", ln.Addr())
-	http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var p struct {
 			ID   int64   `json:"id"`
 			Name string  `json:"name"`
@@ -28,6 +29,9 @@ func main() {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"name": p.Name, "tag": p.Tag})
-	}))
+		_ = json.NewEncoder(w).Encode(map[string]any{"name": p.Name, "tag": p.Tag})
+	})}
+	if err := srv.Serve(ln); err != nil {
+		panic(err)
+	}
 }
