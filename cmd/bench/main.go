@@ -43,10 +43,10 @@ func main() {
 }
 
 type options struct {
-	starts      int
-	warm        int
+	starts  int
+	warm    int
 	loadFor time.Duration
-	conns       int
+	conns   int
 }
 
 func run(args []string, out io.Writer) error {
