@@ -7,6 +7,7 @@ GO        ?= go
 TOOLS     := $(CURDIR)/.bin
 FUZZTIME  ?= 5s
 BENCHCOUNT ?= 6
+LOADTIME  ?= 20s
 STATICCHECK_VERSION ?= v0.8.2
 GOSEC_VERSION       ?= v2.29.0
 # gosec reads what ships (the functions, the local API and the packages they
@@ -27,7 +28,7 @@ EVENT         ?= events/createplant-valid.json
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./functions/createplant:FuzzProxyEvent
 
-.PHONY: help run test fuzz lint bench tools build build-lambda invoke smoke smoke-local deploy moto node_modules $(addprefix build-,$(FUNCTIONS))
+.PHONY: help run test fuzz lint bench tools build build-lambda invoke smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-28s %s\n", $$1, $$2}'
@@ -90,6 +91,11 @@ smoke-local: ## start the local API, run make smoke against it, stop it
 deploy: ## sam build && sam deploy (add --guided the first time: make deploy DEPLOY_FLAGS=--guided)
 	sam build
 	sam deploy $(DEPLOY_FLAGS)
+
+load: node_modules ## drive the local API hard (embedded, DynamoDB mode, and a SIGKILL mid-load), then verify every write
+	$(GO) run ./cmd/load -mode embedded -duration $(LOADTIME)
+	$(GO) run ./cmd/load -mode dynamodb -duration $(LOADTIME)
+	$(GO) run ./cmd/load -mode embedded -duration $(LOADTIME) -crash
 
 bench: node_modules moto ## the benchmarks behind the performance figures (docs/performance.md)
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./internal/httpapi ./internal/auth ./functions/createplant

@@ -5,7 +5,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -31,6 +29,7 @@ import (
 	"github.com/plantstore/plantstore/internal/dynamo"
 	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/localdynamo"
+	"github.com/plantstore/plantstore/internal/localserver"
 	"github.com/plantstore/plantstore/internal/plant"
 	"github.com/plantstore/plantstore/internal/runtimeapi"
 )
@@ -392,63 +391,6 @@ func mustRead(path string) []byte {
 	return b
 }
 
-// server is a local HTTP server process that prints "listening on URL".
-type server struct {
-	cmd   *exec.Cmd
-	url   string
-	token string
-}
-
-func startServer(bin string, env []string) (*server, error) {
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), env...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	s := &server{cmd: cmd}
-	listening := regexp.MustCompile(`listening on (http://\S+)`)
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	lines := make(chan string)
-	go func() {
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	deadline := time.After(20 * time.Second)
-	tokenNext := false
-	for s.url == "" || (strings.Contains(bin, "localapi") && s.token == "") {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				return nil, fmt.Errorf("%s exited", bin)
-			}
-			if m := listening.FindStringSubmatch(line); m != nil {
-				s.url = m[1]
-			}
-			if tokenNext {
-				s.token, tokenNext = line, false
-			}
-			tokenNext = tokenNext || strings.HasPrefix(line, "Token")
-		case <-deadline:
-			cmd.Process.Kill()
-			return nil, fmt.Errorf("%s did not start", bin)
-		}
-	}
-	go func() { // keep draining
-		for range lines {
-		}
-	}()
-	return s, nil
-}
-
-func (s *server) stop() { s.cmd.Process.Kill(); s.cmd.Wait() }
-
 type loadResult struct {
 	rps    float64
 	p99    time.Duration
@@ -495,28 +437,30 @@ func load(url, token string, conns int, d time.Duration, ids *atomic.Int64) load
 }
 
 func (b *bench) localAPI() error {
-	localapi := filepath.Join(b.dir, "localapi")
-	bare := filepath.Join(b.dir, "bare")
-	for pkg, out := range map[string]string{"./cmd/localapi": localapi, "./cmd/bench/testdata/bare": bare} {
-		if msg, err := exec.Command("go", "build", "-trimpath", "-o", out, pkg).CombinedOutput(); err != nil {
-			return fmt.Errorf("build %s: %v\n%s", pkg, err, msg)
-		}
-	}
-	api, err := startServer(localapi, []string{"PORT=0", "STORE_PATH=" + filepath.Join(b.dir, "plants.db")}) // as make run: info logs (to /dev/null)
+	localapi, err := localserver.Build(b.dir, "./cmd/localapi")
 	if err != nil {
 		return err
 	}
-	defer api.stop()
-	floor, err := startServer(bare, nil)
+	bare, err := localserver.Build(b.dir, "./cmd/bench/testdata/bare")
 	if err != nil {
 		return err
 	}
-	defer floor.stop()
+	// As make run starts it: info logs (here to /dev/null).
+	api, err := localserver.Start(localapi, []string{"PORT=0", "STORE_PATH=" + filepath.Join(b.dir, "plants.db")}, true, nil)
+	if err != nil {
+		return err
+	}
+	defer api.Stop()
+	floor, err := localserver.Start(bare, nil, false, nil)
+	if err != nil {
+		return err
+	}
+	defer floor.Stop()
 	var ids atomic.Int64
 	var apiRes, floorRes []loadResult
 	for range 3 { // alternating rounds; the median round counts
-		floorRes = append(floorRes, load(floor.url, "", b.opts.conns, b.opts.loadFor, &ids))
-		apiRes = append(apiRes, load(api.url, api.token, b.opts.conns, b.opts.loadFor, &ids))
+		floorRes = append(floorRes, load(floor.URL, "", b.opts.conns, b.opts.loadFor, &ids))
+		apiRes = append(apiRes, load(api.URL, api.Token, b.opts.conns, b.opts.loadFor, &ids))
 	}
 	a, f := medianRound(apiRes), medianRound(floorRes)
 	var errs int64

@@ -215,3 +215,14 @@ func decode(v []byte) (plant.Plant, error) {
 	}
 	return plant.Plant{Name: r.Name, Tag: r.Tag}, nil
 }
+
+// Check verifies the file's structure (bbolt's consistency check: pages,
+// freelist, B+tree order) and returns the first problem found.
+func (s *Store) Check() error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			return fmt.Errorf("store file: %w", err)
+		}
+		return nil
+	})
+}

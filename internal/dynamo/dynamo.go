@@ -143,3 +143,15 @@ func unavailable(err error) bool {
 	}
 	return false
 }
+
+// Decode reads a plant from a table item (for tools that scan the table).
+func Decode(av map[string]types.AttributeValue) (plant.Plant, error) { return decode(av) }
+
+// DecodeID reads the id of a table item.
+func DecodeID(av map[string]types.AttributeValue) (int64, error) {
+	var it item
+	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+		return 0, fmt.Errorf("unmarshal plant: %w", err)
+	}
+	return it.ID, nil
+}

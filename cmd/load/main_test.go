@@ -1,0 +1,40 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The short forms of `make load`: each run fails unless every acknowledged
+// create is stored as sent and nothing else is.
+func TestLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"embedded", []string{"-mode", "embedded", "-duration", "2s", "-conns", "16"}},
+		{"embedded with a crash", []string{"-mode", "embedded", "-duration", "3s", "-conns", "16", "-crash"}},
+		{"dynamodb", []string{"-mode", "dynamodb", "-duration", "2s", "-conns", "16"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.args[1] == "dynamodb" {
+				if _, err := os.Stat(filepath.Join("..", "..", "node_modules", ".bin", "dynalite")); err != nil && os.Getenv("CI") != "true" {
+					t.Skip("dynalite is not installed (make test installs it)")
+				}
+			}
+			var out bytes.Buffer
+			err := run(context.Background(), append([]string{"load"}, tc.args...), &out)
+			t.Log("\n" + out.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), "no problems") {
+				t.Error("the report does not end clean")
+			}
+		})
+	}
+}
