@@ -33,23 +33,30 @@ func main() {
 	}
 }
 
-// Server limits: slow or idle clients cannot hold the server.
+// limits keep slow, idle or greedy clients from holding the server.
+type limits struct {
+	readHeader, read, write, idle time.Duration
+	request                       time.Duration // store work per request; past it, 503
+	maxHeaderBytes                int
+}
+
+var defaultLimits = limits{
+	readHeader: 5 * time.Second, read: 10 * time.Second, write: 15 * time.Second, idle: 60 * time.Second,
+	request: 10 * time.Second, maxHeaderBytes: 16 << 10,
+}
+
 const (
-	readHeaderTimeout = 5 * time.Second
-	readTimeout       = 10 * time.Second
-	writeTimeout      = 15 * time.Second
-	idleTimeout       = 60 * time.Second
-	requestTimeout    = 10 * time.Second // store work per request; past it, 503
-	maxHeaderBytes    = 16 << 10
-	shutdownTimeout   = 10 * time.Second
-	printedTokenTTL   = 24 * time.Hour
-	tokenCacheTTL     = 300 * time.Second // the gateway's authorizer cache in template.yaml
-	tokenCacheSize    = 4096
+	shutdownTimeout = 10 * time.Second
+	printedTokenTTL = 24 * time.Hour
+	tokenCacheTTL   = 300 * time.Second // the gateway's authorizer cache in template.yaml
+	tokenCacheSize  = 4096
 )
 
 // config is the environment of DESIGN.md section 5, read once.
 type config struct {
+	host      string // 127.0.0.1 unless HOST says otherwise
 	port      int
+	limits    limits
 	storePath string
 	tableName string
 	auth      auth.Config
@@ -59,7 +66,9 @@ type config struct {
 
 func loadConfig(getenv func(string) string) (config, error) {
 	c := config{
+		host:      "127.0.0.1",
 		port:      3000,
+		limits:    defaultLimits,
 		storePath: ".plantstore/plants.db",
 		tableName: getenv("TABLE_NAME"),
 		auth:      auth.ConfigFromEnv(getenv),
@@ -70,6 +79,12 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("PORT=%q: want a port number", v)
 		}
 		c.port = p
+	}
+	if v := getenv("HOST"); v != "" {
+		if net.ParseIP(v) == nil && v != "localhost" {
+			return c, fmt.Errorf("HOST=%q: want an IP address or localhost", v)
+		}
+		c.host = v
 	}
 	if v := getenv("STORE_PATH"); v != "" {
 		c.storePath = v
@@ -101,6 +116,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	return serve(ctx, cfg, stdout, stderr)
+}
+
+// serve runs the server that cfg describes until ctx ends.
+func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
 
 	authCfg := cfg.auth
@@ -115,22 +135,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer closeStore()
 
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.port)))
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	// Accepted tokens are remembered as API Gateway remembers its authorizer's answers.
 	tokens := auth.NewCached(verifier, tokenCacheTTL, tokenCacheSize, time.Now)
-	handler := withTimeout(requestTimeout, httpapi.NewHandler(store, logger, httpapi.RequireToken(tokens)))
+	handler := withTimeout(cfg.limits.request, httpapi.NewHandler(store, logger, httpapi.RequireToken(tokens)))
 	srv := &http.Server{
 		Handler:           handler,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
+		ReadHeaderTimeout: cfg.limits.readHeader,
+		ReadTimeout:       cfg.limits.read,
+		WriteTimeout:      cfg.limits.write,
+		IdleTimeout:       cfg.limits.idle,
+		MaxHeaderBytes:    cfg.limits.maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	if ip := net.ParseIP(cfg.host); cfg.host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		logger.Warn("listening beyond loopback: anyone who can reach this address can try tokens", "host", cfg.host)
 	}
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "Plant Store local API listening on %s (store: %s)\n", url, where)

@@ -46,14 +46,26 @@ type server struct {
 	stop       func() error
 }
 
-// start calls run on port 0 and waits until it serves.
-func start(t *testing.T, vars map[string]string) *server {
+// start calls run on port 0 (or serve, when adjust changes the
+// configuration) and waits until it serves.
+func start(t *testing.T, vars map[string]string, adjust ...func(*config)) *server {
 	t.Helper()
 	vars["PORT"] = "0"
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &server{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"localapi"}, env(vars), s.stdout, s.stderr) }()
+	if len(adjust) == 0 {
+		go func() { done <- run(ctx, []string{"localapi"}, env(vars), s.stdout, s.stderr) }()
+	} else {
+		cfg, err := loadConfig(env(vars))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range adjust {
+			a(&cfg)
+		}
+		go func() { done <- serve(ctx, cfg, s.stdout, s.stderr) }()
+	}
 	s.stop = func() error {
 		cancel()
 		select {

@@ -29,7 +29,7 @@ const (
 	// MinSecretLen is the shortest HS256 secret accepted, in bytes.
 	MinSecretLen = 32
 
-	jwksTimeout      = 5 * time.Second
+	jwksTimeout      = 2 * time.Second // first fetch plus one refresh stay inside the authorizer's 5 s timeout
 	jwksMaxBytes     = 1 << 20
 	jwksRefresh      = time.Hour
 	jwksUnknownKIDRL = time.Minute // at most one refresh for unknown kids per minute
@@ -45,7 +45,7 @@ type Config struct {
 	RequiredScope string // optional
 
 	Now        func() time.Time // default time.Now
-	HTTPClient *http.Client     // for the JWKS; default: 5 s timeout, 1 MiB cap, https-only redirects
+	HTTPClient *http.Client     // for the JWKS; default: 2 s timeout, 1 MiB cap, https-only redirects
 	Logger     *slog.Logger     // for JWKS refresh failures; default slog.Default()
 }
 

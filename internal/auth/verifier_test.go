@@ -327,6 +327,29 @@ func TestJWKSTooLargeOrDownIsRejectedNotHung(t *testing.T) {
 	}
 }
 
+// A JWKS endpoint that never answers costs a request at most the fetch
+// timeout, not a hang.
+func TestJWKSFetchTimesOut(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release); hang.Close() })
+	v := newVerifier(t, auth.Config{JWKSURL: hang.URL})
+	start := time.Now()
+	_, err := v.Verify(context.Background(), sign(t, jwt.SigningMethodRS256, testKeys().rsa, "rsa1", good()))
+	if !errors.Is(err, auth.ErrInvalidToken) {
+		t.Errorf("error = %v, want ErrInvalidToken", err)
+	}
+	if took := time.Since(start); took > 4500*time.Millisecond {
+		t.Errorf("took %v; the first fetch and one refresh should give up after 2 s each, inside the authorizer's 5 s", took)
+	}
+}
+
 func TestNewHS256TokenRoundTrip(t *testing.T) {
 	t.Parallel()
 	v := newVerifier(t, auth.Config{HS256Secret: secret, RequiredScope: "plants/write"})

@@ -31,14 +31,14 @@ import (
 type fault int
 
 const (
-	pass       fault = iota // forward to the server
-	delay                   // wait (until the client gives up), then forward
-	lostAnswer              // forward, then drop the connection: the write happened, the answer is lost
-	reset                   // reset the connection without forwarding
-	throttle                // ThrottlingException
-	provisioned             // ProvisionedThroughputExceededException
-	internal                // InternalServerError (500)
-	malformed               // 200 with a body that is not JSON
+	pass        fault = iota // forward to the server
+	delay                    // wait (until the client gives up), then forward
+	lostAnswer               // forward, then drop the connection: the write happened, the answer is lost
+	reset                    // reset the connection without forwarding
+	throttle                 // ThrottlingException
+	provisioned              // ProvisionedThroughputExceededException
+	internal                 // InternalServerError (500)
+	malformed                // 200 with a body that is not JSON
 )
 
 // faultProxy sits between the SDK and a real server and injects faults by

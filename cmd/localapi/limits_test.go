@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func short(c *config) {
+	c.limits = limits{readHeader: 300 * time.Millisecond, read: 600 * time.Millisecond, write: time.Second,
+		idle: 300 * time.Millisecond, request: time.Second, maxHeaderBytes: 4 << 10}
+}
+
+func dial(t *testing.T, url string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// closedWithin fails t unless the server closes c within d.
+func closedWithin(t *testing.T, c net.Conn, d time.Duration, what string) {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(d))
+	if _, err := io.Copy(io.Discard, c); err != nil {
+		t.Errorf("%s: the server kept the connection for %v: %v", what, d, err)
+	}
+}
+
+func TestSlowAndIdleClientsAreCutOff(t *testing.T) {
+	t.Parallel()
+	s := start(t, map[string]string{"STORE_PATH": filepath.Join(t.TempDir(), "p.db")}, short)
+	defer s.stop()
+
+	// Headers that never end (slowloris).
+	c := dial(t, s.url)
+	io.WriteString(c, "POST /plants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n")
+	closedWithin(t, c, 3*time.Second, "unfinished headers")
+
+	// A body that never arrives.
+	c = dial(t, s.url)
+	io.WriteString(c, "POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+s.token+"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"id\":")
+	closedWithin(t, c, 3*time.Second, "unfinished body")
+
+	// An idle keep-alive connection.
+	c = dial(t, s.url)
+	io.WriteString(c, "POST /nope HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil || resp.StatusCode != 404 {
+		t.Fatalf("first request on the connection: %v %v", resp, err)
+	}
+	closedWithin(t, c, 3*time.Second, "idle keep-alive")
+
+	// Headers over the limit are refused before any handler runs.
+	c = dial(t, s.url)
+	io.WriteString(c, "POST /plants HTTP/1.1\r\nHost: x\r\nX-Big: "+strings.Repeat("a", 8<<10)+"\r\n\r\n")
+	resp, err = http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil || resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("oversized headers: %v %v, want 431", resp, err)
+	}
+}
+
+// Many slow clients at once do not keep a good one out.
+func TestSlowClientsDoNotStarveOthers(t *testing.T) {
+	t.Parallel()
+	s := start(t, map[string]string{"STORE_PATH": filepath.Join(t.TempDir(), "p.db")}, short)
+	defer s.stop()
+	for range 200 {
+		c := dial(t, s.url)
+		io.WriteString(c, "POST /plants HTTP/1.1\r\nHost: x\r\n")
+	}
+	start := time.Now()
+	if status, _, body := s.post(t, "POST", "/plants", "Bearer "+s.token, `{"id":1,"name":"x"}`); status != 200 {
+		t.Fatalf("got %d %s", status, body)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("a good request took %v beside 200 slow clients", took)
+	}
+}
+
+func TestBindsToLoopbackUnlessTold(t *testing.T) {
+	t.Parallel()
+	c, err := loadConfig(env(map[string]string{}))
+	if err != nil || c.host != "127.0.0.1" {
+		t.Errorf("default host %q, %v; want 127.0.0.1", c.host, err)
+	}
+	if _, err := loadConfig(env(map[string]string{"HOST": "example.com"})); err == nil {
+		t.Error("HOST=example.com accepted; want an IP address")
+	}
+	if c, err := loadConfig(env(map[string]string{"HOST": "0.0.0.0"})); err != nil || c.host != "0.0.0.0" {
+		t.Errorf("HOST=0.0.0.0: %q, %v", c.host, err)
+	}
+}
