@@ -93,7 +93,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		env = append(append(env, "TABLE_NAME=plants"), srv.Env()...)
-		check = func(acks map[int64][]plant.Plant) (map[int64]plant.Plant, error) { return readDynamo(ctx, srv.Client(), acks) }
+		check = func(acks map[int64][]plant.Plant) (map[int64]plant.Plant, error) {
+			return readDynamo(ctx, srv.Client(), acks)
+		}
 	}
 	token, err := auth.NewHS256Token([]byte(hex.EncodeToString(secret[:])), auth.TokenSpec{
 		Issuer: "plantstore-local", Audience: "plantstore", Subject: "load", IssuedAt: time.Now(), TTL: time.Hour,
@@ -143,10 +145,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 // driver sends the load and remembers every acknowledgement.
 type driver struct {
-	url      atomic.Pointer[string]
-	token    string
-	conns    int
-	base     int64
+	url       atomic.Pointer[string]
+	token     string
+	conns     int
+	base      int64
 	next      atomic.Int64
 	crashing  atomic.Bool
 	crashMode bool

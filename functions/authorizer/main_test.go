@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -43,39 +42,14 @@ func fixtureEnv(t *testing.T) map[string]string {
 
 func readEvent(t *testing.T, name string) (events.APIGatewayCustomAuthorizerRequest, []byte) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "events", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ev events.APIGatewayCustomAuthorizerRequest
-	if err := json.Unmarshal(raw, &ev); err != nil {
-		t.Fatal(err)
-	}
-	return ev, raw
+	return lambdatest.Event[events.APIGatewayCustomAuthorizerRequest](t, name)
 }
 
-// golden is what the authorizer answered: its policy, or its error message.
+// checkGolden compares what the authorizer answered (its policy, or its
+// error message) with testdata/<name>.golden.json.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, got, "", "  "); err != nil {
-		t.Fatalf("%s: %s: %v", name, got, err)
-	}
-	pretty.WriteByte('\n')
-	path := filepath.Join("testdata", name+".golden.json")
-	if *update {
-		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(pretty.Bytes(), want) {
-		t.Errorf("%s: answer\n%s\nwant (%s)\n%s", name, pretty.Bytes(), path, want)
-	}
+	lambdatest.Golden(t, name, got, *update)
 }
 
 // TestFixtures feeds every authorizer event through the handler.

@@ -7,8 +7,6 @@ import (
 	"flag"
 	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -44,19 +42,6 @@ func seededTable(t *testing.T, srv *dynamotest.Server) (*dynamo.Store, string) {
 	return store, table
 }
 
-func readEvent[T any](t testing.TB, name string) (T, []byte) {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "events", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ev T
-	if err := json.Unmarshal(raw, &ev); err != nil {
-		t.Fatal(err)
-	}
-	return ev, raw
-}
-
 // checkGolden compares a function's response with testdata/<name>.golden.json
 // and, for createplant, with the API contract.
 func checkGolden(t *testing.T, name string, payload []byte) {
@@ -66,23 +51,7 @@ func checkGolden(t *testing.T, name string, payload []byte) {
 		t.Fatalf("%s: response %s: %v", name, payload, err)
 	}
 	apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
-	var pretty bytes.Buffer
-	json.Indent(&pretty, payload, "", "  ")
-	pretty.WriteByte('\n')
-	path := filepath.Join("testdata", name+".golden.json")
-	if *update {
-		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(pretty.Bytes(), want) {
-		t.Errorf("%s: response\n%s\nwant (%s)\n%s", name, pretty.Bytes(), path, want)
-	}
+	lambdatest.Golden(t, name, payload, *update)
 }
 
 // TestFixtures feeds every createplant event through the handler on each
@@ -96,7 +65,7 @@ func TestFixtures(t *testing.T) {
 			store, _ := seededTable(t, s)
 			fn := newFunctionWithStore(store, slog.New(slog.DiscardHandler))
 			for _, f := range fixtures.CreatePlant() {
-				ev, _ := readEvent[events.APIGatewayProxyRequest](t, f.Name)
+				ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, f.Name)
 				resp, err := fn.handle(context.Background(), ev)
 				if err != nil {
 					t.Fatalf("%s: %v", f.Name, err)
@@ -121,7 +90,7 @@ func TestFixtures(t *testing.T) {
 func TestWithoutAuthorizerPrincipalIs401(t *testing.T) {
 	t.Parallel()
 	fn := newFunctionWithStore(failStore{}, slog.New(slog.DiscardHandler))
-	ev, _ := readEvent[events.APIGatewayProxyRequest](t, "createplant-valid")
+	ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
 	ev.RequestContext.Authorizer = nil
 	resp, _ := fn.handle(context.Background(), ev)
 	e := apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
@@ -133,7 +102,7 @@ func TestWithoutAuthorizerPrincipalIs401(t *testing.T) {
 func TestUnreadableEventIs400(t *testing.T) {
 	t.Parallel()
 	fn := newFunctionWithStore(failStore{}, slog.New(slog.DiscardHandler))
-	ev, _ := readEvent[events.APIGatewayProxyRequest](t, "createplant-base64-body")
+	ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, "createplant-base64-body")
 	ev.Body = "%%% not base64 %%%"
 	resp, err := fn.handle(context.Background(), ev)
 	if err != nil {
@@ -160,7 +129,7 @@ func TestSlowStoreAnswers503BeforeTheDeadline(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
 	fn := newFunctionWithStore(failStore{}, slog.New(slog.NewJSONHandler(&logs, nil)))
-	ev, _ := readEvent[events.APIGatewayProxyRequest](t, "createplant-valid")
+	ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
 	ctx, cancel := context.WithTimeout(context.Background(), deadlineMargin+300*time.Millisecond)
 	defer cancel()
 	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "req-123"})
@@ -209,7 +178,7 @@ func TestBootstrap(t *testing.T) {
 			}
 			defer fn.Stop()
 			for _, f := range fixtures.CreatePlant() {
-				_, raw := readEvent[events.APIGatewayProxyRequest](t, f.Name)
+				_, raw := lambdatest.Event[events.APIGatewayProxyRequest](t, f.Name)
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				res, err := rt.Invoke(ctx, raw, 10*time.Second)
 				cancel()

@@ -4,6 +4,8 @@
 package lambdatest
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,10 +36,8 @@ func Bootstrap(t testing.TB, function string) string {
 			t.Fatal(err)
 		}
 	}
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
 	out := filepath.Join(dir, function)
-	cmd := exec.Command("make", "--no-print-directory", "-C", root, "build-"+function, "ARTIFACTS_DIR="+out, "GOARCH="+runtime.GOARCH)
+	cmd := exec.Command("make", "--no-print-directory", "-C", root(), "build-"+function, "ARTIFACTS_DIR="+out, "GOARCH="+runtime.GOARCH)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("make build-%s: %v\n%s", function, err, b)
 	}
@@ -70,4 +70,48 @@ func (o *Output) String() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return string(o.buf)
+}
+
+func root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Event reads events/<name>.json into a T and returns it with its bytes.
+func Event[T any](t testing.TB, name string) (T, []byte) {
+	t.Helper()
+	var ev T
+	raw, err := os.ReadFile(filepath.Join(root(), "events", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatalf("events/%s.json: %v", name, err)
+	}
+	return ev, raw
+}
+
+// Golden compares the JSON got, indented, with testdata/<name>.golden.json
+// in the test's package, or rewrites that file when update is set.
+func Golden(t testing.TB, name string, got []byte, update bool) {
+	t.Helper()
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, got, "", "  "); err != nil {
+		t.Fatalf("%s: %s: %v", name, got, err)
+	}
+	pretty.WriteByte('\n')
+	path := filepath.Join("testdata", name+".golden.json")
+	if update {
+		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(pretty.Bytes(), want) {
+		t.Errorf("%s: answer\n%s\nwant (%s)\n%s", name, pretty.Bytes(), path, want)
+	}
 }
