@@ -14,7 +14,7 @@ GOSEC_VERSION       ?= v2.29.0
 # import). Left out: test and developer tooling that by design runs commands
 # and opens files or URLs that its user names (bench, invoke, smoke, the test
 # servers and helpers); it never runs in a deployment.
-GOSEC_EXCLUDE := cmd/bench cmd/invoke cmd/smoke internal/localdynamo internal/dynamotest \
+GOSEC_EXCLUDE := cmd/bench cmd/invoke cmd/smoke cmd/load internal/localdynamo internal/localserver internal/dynamotest \
                  internal/lambdatest internal/runtimeapi internal/apitest internal/fixtures internal/samtemplate
 
 # Lambda builds (DESIGN.md section 1): static, no RPC, trimmed, stripped.
