@@ -65,10 +65,6 @@ func Start(bin string, env []string, wantToken bool, stderr io.Writer) (*Server,
 		}
 		close(lines)
 	}()
-	go func() {
-		for range lines { // drained after startup
-		}
-	}()
 	deadline := time.After(30 * time.Second)
 	tokenNext := false
 	for s.URL == "" || (wantToken && s.Token == "") {
@@ -91,6 +87,10 @@ func Start(bin string, env []string, wantToken bool, stderr io.Writer) (*Server,
 			return nil, fmt.Errorf("%s did not start within 30s", bin)
 		}
 	}
+	go func() {
+		for range lines { // the rest of its output
+		}
+	}()
 	go func() {
 		cmd.Wait()
 		close(s.done)
