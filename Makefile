@@ -44,7 +44,7 @@ fuzz: ## each fuzz target for FUZZTIME (default 5s; e.g. make fuzz FUZZTIME=2m)
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; \
 	  echo "fuzz $$fn ($$pkg) for $(FUZZTIME)"; \
-	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg | tail -n 2; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg | tail -n 3; \
 	done
 
 lint: tools ## gofmt, go vet, staticcheck, gosec, cfn-lint
