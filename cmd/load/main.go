@@ -337,11 +337,7 @@ func readDynamo(ctx context.Context, client *dynamodb.Client, acks map[int64][]p
 			return nil, err
 		}
 		for _, item := range page.Items {
-			id, err := dynamo.DecodeID(item)
-			if err != nil {
-				return nil, err
-			}
-			pl, err := dynamo.Decode(item)
+			id, pl, err := dynamo.DecodeItem(item)
 			if err != nil {
 				return nil, err
 			}

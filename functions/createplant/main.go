@@ -103,10 +103,12 @@ func (f *function) handle(ctx context.Context, event events.APIGatewayProxyReque
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-deadlineMargin))
 		defer cancel()
 	}
-	if event.IsBase64Encoded { // checked here: the adapter would log the failure as plain text
-		if _, err := base64.StdEncoding.DecodeString(event.Body); err != nil {
+	if event.IsBase64Encoded { // decoded here, once: the adapter would log a failure as plain text
+		body, err := base64.StdEncoding.DecodeString(event.Body)
+		if err != nil {
 			return unreadable(), nil
 		}
+		event.Body, event.IsBase64Encoded = string(body), false
 	}
 	resp, err := f.adapter.ProxyWithContext(ctx, event)
 	if err != nil { // the event could not become a request

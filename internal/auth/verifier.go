@@ -147,9 +147,6 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) 
 	return p, nil
 }
 
-// RequiredScope is the scope every token must carry, or "".
-func (v *Verifier) RequiredScope() string { return v.scope }
-
 // audienceMatches: aud must contain the audience; a token without aud may
 // match on client_id, as Cognito access tokens do.
 func (v *Verifier) audienceMatches(c *claims) bool {

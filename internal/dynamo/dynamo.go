@@ -144,14 +144,12 @@ func unavailable(err error) bool {
 	return false
 }
 
-// Decode reads a plant from a table item (for tools that scan the table).
-func Decode(av map[string]types.AttributeValue) (plant.Plant, error) { return decode(av) }
-
-// DecodeID reads the id of a table item.
-func DecodeID(av map[string]types.AttributeValue) (int64, error) {
+// DecodeItem reads the id and the plant of a table item, for tools that
+// scan the table.
+func DecodeItem(av map[string]types.AttributeValue) (int64, plant.Plant, error) {
 	var it item
 	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
-		return 0, fmt.Errorf("unmarshal plant: %w", err)
+		return 0, plant.Plant{}, fmt.Errorf("unmarshal plant: %w", err)
 	}
-	return it.ID, nil
+	return it.ID, plant.Plant{Name: it.Name, Tag: it.Tag}, nil
 }

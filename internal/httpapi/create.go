@@ -21,7 +21,10 @@ func handleCreatePlant(store plant.Store) http.Handler {
 			return
 		}
 		if info := infoFrom(r.Context()); info != nil {
-			info.outcome = map[bool]string{true: "created", false: "replayed"}[created]
+			info.outcome = "replayed"
+			if created {
+				info.outcome = "created"
+			}
 		}
 		writeJSON(w, http.StatusOK, encodePlant(p.Plant()))
 	})

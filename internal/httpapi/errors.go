@@ -32,17 +32,21 @@ type apiError struct {
 	status  int
 	code    int32
 	message string
+	// challenge is the WWW-Authenticate value of a 401 or 403 (RFC 6750).
+	challenge string
 }
 
 func (e *apiError) Error() string { return fmt.Sprintf("%d %d: %s", e.status, e.code, e.message) }
 
-func badJSON(message string) error { return &apiError{http.StatusBadRequest, CodeBadJSON, message} }
+func badJSON(message string) error {
+	return &apiError{status: http.StatusBadRequest, code: CodeBadJSON, message: message}
+}
 
 var (
-	errContentType      = &apiError{http.StatusBadRequest, CodeContentType, "Content-Type must be application/json"}
-	errTooLarge         = &apiError{http.StatusBadRequest, CodeTooLarge, fmt.Sprintf("the body must be at most %d bytes", MaxBodyBytes)}
-	errNotFound         = &apiError{http.StatusNotFound, CodeNotFound, "no such route; the API has POST /plants"}
-	errMethodNotAllowed = &apiError{http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method not allowed; /plants takes POST"}
+	errContentType      = &apiError{status: http.StatusBadRequest, code: CodeContentType, message: "Content-Type must be application/json"}
+	errTooLarge         = &apiError{status: http.StatusBadRequest, code: CodeTooLarge, message: fmt.Sprintf("the body must be at most %d bytes", MaxBodyBytes)}
+	errNotFound         = &apiError{status: http.StatusNotFound, code: CodeNotFound, message: "no such route; the API has POST /plants"}
+	errMethodNotAllowed = &apiError{status: http.StatusMethodNotAllowed, code: CodeMethodNotAllowed, message: "method not allowed; /plants takes POST"}
 )
 
 // faultCodes maps a validation fault to its error code.
@@ -59,34 +63,30 @@ func errorFor(err error) *apiError {
 		return e
 	}
 	if ve, ok := errors.AsType[*plant.ValidationError](err); ok {
-		return &apiError{http.StatusBadRequest, faultCodes[ve.Fault()], ve.Error()}
+		return &apiError{status: http.StatusBadRequest, code: faultCodes[ve.Fault()], message: ve.Error()}
 	}
 	switch {
 	case errors.Is(err, plant.ErrExists):
-		return &apiError{http.StatusBadRequest, CodeConflict, "a plant with this id already exists with a different name or tag"}
+		return &apiError{status: http.StatusBadRequest, code: CodeConflict, message: "a plant with this id already exists with a different name or tag"}
 	case errors.Is(err, auth.ErrNoToken):
-		return &apiError{http.StatusUnauthorized, CodeUnauthorized, "a bearer token is required"}
+		return &apiError{status: http.StatusUnauthorized, code: CodeUnauthorized, message: "a bearer token is required", challenge: `Bearer`}
 	case errors.Is(err, auth.ErrInvalidToken):
-		return &apiError{http.StatusUnauthorized, CodeUnauthorized, "the bearer token is invalid or expired"}
+		return &apiError{status: http.StatusUnauthorized, code: CodeUnauthorized, message: "the bearer token is invalid or expired", challenge: `Bearer error="invalid_token"`}
 	case errors.Is(err, auth.ErrInsufficientScope):
-		return &apiError{http.StatusForbidden, CodeForbidden, "the bearer token lacks the required scope"}
+		return &apiError{status: http.StatusForbidden, code: CodeForbidden, message: "the bearer token lacks the required scope", challenge: `Bearer error="insufficient_scope"`}
 	case errors.Is(err, plant.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
-		return &apiError{http.StatusServiceUnavailable, CodeUnavailable, "the store is unavailable; try again shortly"}
+		return &apiError{status: http.StatusServiceUnavailable, code: CodeUnavailable, message: "the store is unavailable; try again shortly"}
 	}
-	return &apiError{http.StatusInternalServerError, CodeInternal, "internal error"}
+	return &apiError{status: http.StatusInternalServerError, code: CodeInternal, message: "internal error"}
 }
 
 // writeError answers err and records it for the request's log line.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e := errorFor(err)
-	switch {
-	case errors.Is(err, auth.ErrNoToken):
-		w.Header().Set("WWW-Authenticate", `Bearer`)
-	case errors.Is(err, auth.ErrInvalidToken):
-		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
-	case errors.Is(err, auth.ErrInsufficientScope):
-		w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope"`)
-	case e.status == http.StatusServiceUnavailable:
+	if e.challenge != "" {
+		w.Header().Set("WWW-Authenticate", e.challenge)
+	}
+	if e.status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
 	if info := infoFrom(r.Context()); info != nil {
