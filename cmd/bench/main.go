@@ -78,6 +78,7 @@ type bench struct {
 	dir  string
 	out  io.Writer
 	opts options
+	host map[string]string // host-architecture bootstraps, built once
 }
 
 func (b *bench) row(figure, value, floor, ratio, goal string) {
@@ -160,6 +161,9 @@ func coldStart(bin string, env []string) (time.Duration, error) {
 }
 
 func (b *bench) hostBinaries() (map[string]string, error) {
+	if b.host != nil {
+		return b.host, nil
+	}
 	bins := map[string]string{}
 	for _, pkg := range []string{createplant, authorizer, hello, rawput} {
 		path, err := b.build(pkg, runtime.GOARCH)
@@ -168,6 +172,7 @@ func (b *bench) hostBinaries() (map[string]string, error) {
 		}
 		bins[pkg] = path
 	}
+	b.host = bins
 	return bins, nil
 }
 

@@ -194,35 +194,6 @@ func TestBootstrap(t *testing.T) {
 	}
 	t.Run("init error", func(t *testing.T) {
 		t.Parallel()
-		rt, err := runtimeapi.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rt.Close()
-		var out lambdatest.Output
-		fn, err := rt.Run(bin, nil, &out) // no TABLE_NAME
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer fn.Stop()
-		select {
-		case doc := <-rt.InitError():
-			if !strings.Contains(string(doc), "TABLE_NAME is required") {
-				t.Errorf("init error %s does not name TABLE_NAME", doc)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no init error reported; output:\n%s", out.String())
-		}
-		select {
-		case <-fn.Exited():
-			if fn.Err() == nil {
-				t.Error("the function exited 0 after a failed init")
-			}
-		case <-time.After(5 * time.Second):
-			t.Error("the function did not exit after a failed init")
-		}
-		if n := strings.Count(strings.TrimSpace(out.String()), "\n") + 1; n != 1 || !strings.Contains(out.String(), "TABLE_NAME") {
-			t.Errorf("init failure logged %d lines, want one clear line:\n%s", n, out.String())
-		}
+		lambdatest.InitFails(t, bin, nil, "TABLE_NAME is required")
 	})
 }

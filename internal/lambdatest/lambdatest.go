@@ -10,8 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"time"
+
 	"sync"
 	"testing"
+
+	"github.com/plantstore/plantstore/internal/runtimeapi"
 )
 
 var (
@@ -113,5 +118,47 @@ func Golden(t testing.TB, name string, got []byte, update bool) {
 	}
 	if !bytes.Equal(pretty.Bytes(), want) {
 		t.Errorf("%s: answer\n%s\nwant (%s)\n%s", name, pretty.Bytes(), path, want)
+	}
+}
+
+// InitFails starts bin on a fresh Runtime API with env and fails t unless
+// the function reports an init error naming want, never polls for work,
+// exits non-zero, and logs exactly one line.
+func InitFails(t *testing.T, bin string, env []string, want string) {
+	t.Helper()
+	rt, err := runtimeapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	var out Output
+	fn, err := rt.Run(bin, env, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fn.Stop()
+	select {
+	case doc := <-rt.InitError():
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("init error %s does not say %q", doc, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no init error reported; output:\n%s", out.String())
+	}
+	select {
+	case <-fn.Exited():
+		if fn.Err() == nil {
+			t.Error("the function exited 0 after a failed init")
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the function did not exit after a failed init")
+	}
+	select {
+	case <-rt.FirstPoll():
+		t.Error("a misconfigured function polled for invocations")
+	default:
+	}
+	if n := strings.Count(strings.TrimSpace(out.String()), "\n") + 1; n != 1 || !strings.Contains(out.String(), want) {
+		t.Errorf("init failure logged %d lines, want one line saying %q:\n%s", n, want, out.String())
 	}
 }
