@@ -10,15 +10,20 @@ BENCHCOUNT ?= 6
 LOADTIME  ?= 20s
 STATICCHECK_VERSION ?= v0.8.2
 GOSEC_VERSION       ?= v2.29.0
-# gosec reads what ships (the functions, the local API and the packages they
-# import). Left out: test and developer tooling that by design runs commands
-# and opens files or URLs that its user names (bench, invoke, smoke, the test
-# servers and helpers); it never runs in a deployment.
-GOSEC_EXCLUDE := cmd/bench cmd/invoke cmd/smoke cmd/load internal/localdynamo internal/localserver internal/dynamotest \
-                 internal/lambdatest internal/runtimeapi internal/apitest internal/fixtures internal/samtemplate
+# gosec reads what ships: functions/, cmd/localapi and internal/. tools/ is
+# left out: it never ships, and by design runs the commands and opens the
+# files and URLs that its user names.
+GOSEC_EXCLUDE := tools
 
-# Lambda builds (DESIGN.md section 1): static, no RPC, trimmed, stripped.
-GOARCH        ?= arm64
+# Lambda builds (docs/design.md, "What runs where"): static, no RPC, trimmed,
+# stripped, for the template's architecture. `sam build` hands its whole
+# environment to make, so a GOARCH exported in the user's shell must not pick
+# the architecture of a deployed function: only GOARCH=... on make's command
+# line does (local builds and tests for this machine).
+LAMBDA_ARCH   := arm64
+ifeq ($(origin GOARCH),command line)
+LAMBDA_ARCH   := $(GOARCH)
+endif
 LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags='-s -w'
 HOSTARCH       = $(shell $(GO) env GOHOSTARCH)
 FUNCTIONS     := CreatePlantFunction AuthorizerFunction
@@ -40,37 +45,45 @@ test: node_modules moto ## every test (starting moto and dynalite), then each fu
 	$(GO) test -race -count=1 ./...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 
-fuzz: ## each fuzz target for FUZZTIME (default 5s; e.g. make fuzz FUZZTIME=2m)
-	@for t in $(FUZZ_TARGETS); do \
-	  pkg=$${t%%:*}; fn=$${t##*:}; \
+fuzz: ## each fuzz target for FUZZTIME (default 5s; e.g. make fuzz FUZZTIME=2m); all run, a failure prints its whole output
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t##*:}; log=$$(mktemp); \
 	  echo "fuzz $$fn ($$pkg) for $(FUZZTIME)"; \
-	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg | tail -n 3; \
-	done
+	  if $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg >"$$log" 2>&1; then \
+	    grep -E 'execs:' "$$log" | tail -n 1; tail -n 1 "$$log"; \
+	  else \
+	    cat "$$log"; failed="$$failed $$fn"; \
+	  fi; rm -f "$$log"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz failed:$$failed (a crasher is kept under the package's testdata/fuzz/)"; exit 1; fi
 
-lint: tools ## gofmt, go vet, staticcheck, gosec, cfn-lint
+lint: tools ## gofmt, go vet (also for macOS and Windows), staticcheck, gosec, cfn-lint
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
+	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
+	GOOS=windows GOARCH=amd64 $(GO) vet ./...
 	$(TOOLS)/staticcheck ./...
 	$(TOOLS)/gosec -quiet $(addprefix -exclude-dir=,$(GOSEC_EXCLUDE)) ./...
 	@command -v cfn-lint >/dev/null || python3 -m pip install --quiet cfn-lint
 	cfn-lint template.yaml
 
-build-CreatePlantFunction: ## (SAM) createplant's bootstrap into $(ARTIFACTS_DIR), for GOARCH (default arm64)
+build-CreatePlantFunction: ## (SAM) createplant's bootstrap into $(ARTIFACTS_DIR) (arm64; GOARCH=... on the command line for another)
 	@$(MAKE) --no-print-directory build-lambda PKG=./functions/createplant
 
-build-AuthorizerFunction: ## (SAM) the authorizer's bootstrap into $(ARTIFACTS_DIR), for GOARCH (default arm64)
+build-AuthorizerFunction: ## (SAM) the authorizer's bootstrap into $(ARTIFACTS_DIR) (arm64; GOARCH=... on the command line for another)
 	@$(MAKE) --no-print-directory build-lambda PKG=./functions/authorizer
 
 build-lambda: ## the bootstrap of Go package PKG into $(ARTIFACTS_DIR), with the flags above
-	GOOS=linux GOARCH=$(GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap $(PKG)
+	@test -n "$(ARTIFACTS_DIR)" || { echo "build-lambda: ARTIFACTS_DIR is not set (sam build sets it; or: make build)" >&2; exit 2; }
+	GOOS=linux GOARCH=$(LAMBDA_ARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap $(PKG)
 
-build: ## both bootstraps into bin/GOARCH/<function>/bootstrap
-	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(GOARCH)/$$f; done
-	@ls -l bin/$(GOARCH)/*/bootstrap
+build: ## both bootstraps into bin/<arch>/<function>/bootstrap (arm64, or GOARCH=...)
+	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(LAMBDA_ARCH)/$$f GOARCH=$(LAMBDA_ARCH); done
+	@ls -l bin/$(LAMBDA_ARCH)/*/bootstrap
 
 invoke: node_modules ## run FUNCTION's real bootstrap on EVENT like sam local invoke, without Docker
 	@$(MAKE) --no-print-directory build-$(FUNCTION) ARTIFACTS_DIR=bin/$(HOSTARCH)/$(FUNCTION) GOARCH=$(HOSTARCH)
-	@$(GO) run ./cmd/invoke -function $(FUNCTION) -bootstrap bin/$(HOSTARCH)/$(FUNCTION)/bootstrap -event $(EVENT) -env events/env.json
+	@$(GO) run ./tools/cmd/invoke -function $(FUNCTION) -bootstrap bin/$(HOSTARCH)/$(FUNCTION)/bootstrap -event $(EVENT) -env events/env.json
 
 moto: ## moto_server for the tests (on the machine image; pip elsewhere)
 	@command -v moto_server >/dev/null || python3 -m pip install --quiet 'moto[server]'
@@ -83,23 +96,23 @@ node_modules/.bin/dynalite: package.json package-lock.json
 
 smoke: ## black-box check of a running API: make smoke URL=... TOKEN=...
 	@test -n "$(URL)" -a -n "$(TOKEN)" || { echo "usage: make smoke URL=http://127.0.0.1:3000 TOKEN=<token>"; exit 2; }
-	@TOKEN='$(TOKEN)' $(GO) run ./cmd/smoke -url '$(URL)'
+	@TOKEN='$(TOKEN)' $(GO) run ./tools/cmd/smoke -url '$(URL)'
 
-smoke-local: ## start the local API, run make smoke against it, stop it
-	@scripts/smoke-local.sh
+smoke-local: ## start the local API (fresh store, free port), run the smoke checks against it, stop it
+	@$(GO) run ./tools/cmd/smoke -start ./cmd/localapi
 
 deploy: ## sam build && sam deploy (add --guided the first time: make deploy DEPLOY_FLAGS=--guided)
 	sam build
 	sam deploy $(DEPLOY_FLAGS)
 
 load: node_modules ## drive the local API hard (embedded, DynamoDB mode, and a SIGKILL mid-load), then verify every write
-	$(GO) run ./cmd/load -mode embedded -duration $(LOADTIME)
-	$(GO) run ./cmd/load -mode dynamodb -duration $(LOADTIME)
-	$(GO) run ./cmd/load -mode embedded -duration $(LOADTIME) -crash
+	$(GO) run ./tools/cmd/load -mode embedded -duration $(LOADTIME)
+	$(GO) run ./tools/cmd/load -mode dynamodb -duration $(LOADTIME)
+	$(GO) run ./tools/cmd/load -mode embedded -duration $(LOADTIME) -crash
 
 bench: node_modules moto ## the benchmarks behind the performance figures (docs/performance.md)
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./internal/httpapi ./internal/auth ./functions/createplant
-	$(GO) run ./cmd/bench
+	$(GO) run ./tools/cmd/bench
 
 tools: $(TOOLS)/staticcheck $(TOOLS)/gosec
 

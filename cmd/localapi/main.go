@@ -21,6 +21,7 @@ import (
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/boltstore"
 	"github.com/plantstore/plantstore/internal/httpapi"
+	"github.com/plantstore/plantstore/internal/logging"
 	"github.com/plantstore/plantstore/internal/plant"
 )
 
@@ -52,7 +53,7 @@ const (
 	tokenCacheSize  = 4096
 )
 
-// config is the environment of DESIGN.md section 5, read once.
+// config is the local API's environment (docs/design.md, "Configuration"), read once.
 type config struct {
 	host      string // 127.0.0.1 unless HOST says otherwise
 	port      int
@@ -89,10 +90,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if v := getenv("STORE_PATH"); v != "" {
 		c.storePath = v
 	}
-	if v := getenv("LOG_LEVEL"); v != "" {
-		if err := c.logLevel.UnmarshalText([]byte(v)); err != nil {
-			return c, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", v)
-		}
+	var err error
+	if c.logLevel, err = logging.ParseLevel(getenv("LOG_LEVEL")); err != nil {
+		return c, err
 	}
 	if c.auth.Issuer == "" {
 		c.auth.Issuer = "plantstore-local"

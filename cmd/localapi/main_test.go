@@ -6,15 +6,15 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/boltstore"
+	"github.com/plantstore/plantstore/tools/contract"
+	"github.com/plantstore/plantstore/tools/serverproc"
 )
 
 // syncBuffer is an io.Writer that the server writes and the test reads.
@@ -76,8 +76,6 @@ func start(t *testing.T, vars map[string]string, adjust ...func(*config)) *serve
 			return nil
 		}
 	}
-	listening := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
-	token := regexp.MustCompile(`(?m)^Token .*:\n(\S+)$`)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
@@ -85,12 +83,12 @@ func start(t *testing.T, vars map[string]string, adjust ...func(*config)) *serve
 			t.Fatalf("run returned early: %v\nstderr: %s", err, s.stderr)
 		default:
 		}
-		out := s.stdout.String()
-		if m := listening.FindStringSubmatch(out); m != nil {
-			s.url = m[1]
-			if m := token.FindStringSubmatch(out); m != nil {
-				s.token = m[1]
-			}
+		var banner serverproc.Banner
+		for _, line := range strings.Split(s.stdout.String(), "\n") {
+			banner.Line(line)
+		}
+		if banner.Complete(wantToken(vars)) {
+			s.url, s.token = banner.URL, banner.Token
 			return s
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -99,7 +97,7 @@ func start(t *testing.T, vars map[string]string, adjust ...func(*config)) *serve
 	return nil
 }
 
-func (s *server) post(t *testing.T, method, path, authorization, body string) (int, apitest.Error, string) {
+func (s *server) post(t *testing.T, method, path, authorization, body string) (int, contract.Error, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
 	if err != nil {
@@ -115,7 +113,7 @@ func (s *server) post(t *testing.T, method, path, authorization, body string) (i
 	}
 	defer resp.Body.Close()
 	got, _ := io.ReadAll(resp.Body)
-	e := apitest.Check(t, method, path, resp.StatusCode, resp.Header, got)
+	e := contract.Check(t, method, path, resp.StatusCode, resp.Header, got)
 	return resp.StatusCode, e, string(got)
 }
 
@@ -226,4 +224,10 @@ func TestRunRejectsBadConfig(t *testing.T) {
 	if err := run(context.Background(), []string{"localapi", "extra"}, env(nil), io.Discard, io.Discard); err == nil {
 		t.Error("run accepted an argument")
 	}
+}
+
+// wantToken says whether the server prints a token: whenever it holds an
+// HS256 secret, given or generated.
+func wantToken(vars map[string]string) bool {
+	return vars["AUTH_HS256_SECRET"] != "" || vars["AUTH_JWKS_URL"] == ""
 }

@@ -102,6 +102,9 @@ func policy(p auth.Principal, effect, resource string) events.APIGatewayCustomAu
 				Resource: []string{resource},
 			}},
 		},
-		Context: map[string]any{"sub": p.Subject, "scope": strings.Join(p.Scopes, " ")},
+		// The subject again in the context, which the gateway hands on in
+		// requestContext.authorizer (principalId alone is not in every
+		// integration's mapping variables).
+		Context: map[string]any{"sub": p.Subject},
 	}
 }

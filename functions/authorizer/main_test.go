@@ -13,16 +13,18 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/plantstore/plantstore/internal/fixtures"
-	"github.com/plantstore/plantstore/internal/lambdatest"
-	"github.com/plantstore/plantstore/internal/runtimeapi"
+	"github.com/plantstore/plantstore/tools/bootstraps"
+	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/tools/runtimeapi"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden responses")
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	lambdatest.Cleanup()
+	bootstraps.Cleanup()
+	proc.StopAll()
 	os.Exit(code)
 }
 
@@ -42,14 +44,14 @@ func fixtureEnv(t *testing.T) map[string]string {
 
 func readEvent(t *testing.T, name string) (events.APIGatewayCustomAuthorizerRequest, []byte) {
 	t.Helper()
-	return lambdatest.Event[events.APIGatewayCustomAuthorizerRequest](t, name)
+	return bootstraps.Event[events.APIGatewayCustomAuthorizerRequest](t, name)
 }
 
 // checkGolden compares what the authorizer answered (its policy, or its
 // error message) with testdata/<name>.golden.json.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	lambdatest.Golden(t, name, got, *update)
+	bootstraps.Golden(t, name, got, *update)
 }
 
 // TestFixtures feeds every authorizer event through the handler.
@@ -90,7 +92,7 @@ func TestPolicy(t *testing.T) {
 		st[0].Resource[0] != "arn:aws:execute-api:us-east-1:123456789012:a1b2c3d4e5/v1/*/*" {
 		t.Errorf("policy = %+v, want Allow on the calling API and stage only", resp.PolicyDocument)
 	}
-	if resp.PrincipalID != fixtures.Subject || resp.Context["sub"] != fixtures.Subject || resp.Context["scope"] != fixtures.Scope {
+	if resp.PrincipalID != fixtures.Subject || resp.Context["sub"] != fixtures.Subject || len(resp.Context) != 1 {
 		t.Errorf("principal %q, context %v", resp.PrincipalID, resp.Context)
 	}
 }
@@ -135,7 +137,7 @@ func TestNewAuthorizerRefusesToAllowEverything(t *testing.T) {
 // on the test Runtime API with every fixture, and checks a failed init.
 func TestBootstrap(t *testing.T) {
 	t.Parallel()
-	bin := lambdatest.Bootstrap(t, "AuthorizerFunction")
+	bin := bootstraps.Bootstrap(t, "AuthorizerFunction")
 	var env []string
 	for k, v := range fixtureEnv(t) {
 		env = append(env, k+"="+v)
@@ -145,7 +147,7 @@ func TestBootstrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	var out lambdatest.Output
+	var out bootstraps.Output
 	fn, err := rt.Run(bin, env, &out)
 	if err != nil {
 		t.Fatal(err)
@@ -174,6 +176,6 @@ func TestBootstrap(t *testing.T) {
 	}
 
 	t.Run("init error", func(t *testing.T) {
-		lambdatest.InitFails(t, bin, []string{"AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + fixtures.Secret}, "issuer")
+		bootstraps.InitFails(t, bin, []string{"AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + fixtures.Secret}, "issuer")
 	})
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/plantstore/plantstore/internal/apitest"
-	"github.com/plantstore/plantstore/internal/fixtures"
+	"github.com/plantstore/plantstore/tools/contract"
+	"github.com/plantstore/plantstore/tools/fixtures"
 )
 
 // FuzzProxyEvent feeds arbitrary REST proxy events (as the runtime would
@@ -41,6 +41,6 @@ func FuzzProxyEvent(f *testing.F) {
 		if resp.StatusCode != http.StatusOK {
 			method, path = http.MethodGet, "/elsewhere" // any failure is checked as an Error
 		}
-		apitest.Check(t, method, path, resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+		contract.Check(t, method, path, resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
 	})
 }

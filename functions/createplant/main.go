@@ -5,12 +5,10 @@ package main
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -42,7 +40,7 @@ func main() {
 // slow store ends in a 503 answer rather than a killed invocation.
 const deadlineMargin = 500 * time.Millisecond
 
-// config is the environment of DESIGN.md section 5, read once.
+// config is the function's environment (docs/design.md, "Configuration"), read once.
 type config struct {
 	tableName string
 }
@@ -89,8 +87,7 @@ func gatewayPrincipal(r *http.Request) (auth.Principal, bool) {
 		return auth.Principal{}, false
 	}
 	sub, _ := gw.Authorizer["principalId"].(string)
-	scope, _ := gw.Authorizer["scope"].(string)
-	return auth.Principal{Subject: sub, Scopes: strings.Fields(scope)}, sub != ""
+	return auth.Principal{Subject: sub}, sub != ""
 }
 
 // handle serves one REST API proxy event.
@@ -118,19 +115,14 @@ func (f *function) handle(ctx context.Context, event events.APIGatewayProxyReque
 	return resp, nil
 }
 
-// unreadable is the answer to an event that is not an HTTP request.
+// unreadable is the answer to an event that is not an HTTP request, written
+// by the handler's own error writer through the adapter's response writer.
 func unreadable() events.APIGatewayProxyResponse {
-	body, _ := json.Marshal(struct {
-		Error   int32  `json:"error"`
-		Message string `json:"message"`
-	}{httpapi.CodeBadJSON, "the request body could not be read"})
-	return events.APIGatewayProxyResponse{
-		StatusCode: http.StatusBadRequest,
-		MultiValueHeaders: map[string][]string{
-			"Content-Type":           {"application/json"},
-			"Cache-Control":          {"no-store"},
-			"X-Content-Type-Options": {"nosniff"},
-		},
-		Body: string(body),
+	w := core.NewProxyResponseWriter()
+	httpapi.WriteUnreadable(w, &http.Request{})
+	resp, err := w.GetProxyResponse()
+	if err != nil { // only when nothing was written, which WriteUnreadable always does
+		return events.APIGatewayProxyResponse{StatusCode: http.StatusBadRequest}
 	}
+	return resp
 }

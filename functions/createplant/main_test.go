@@ -14,26 +14,25 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
-	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/internal/dynamotest"
-	"github.com/plantstore/plantstore/internal/fixtures"
-	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/plant"
-	"github.com/plantstore/plantstore/internal/runtimeapi"
+	"github.com/plantstore/plantstore/tools/bootstraps"
+	"github.com/plantstore/plantstore/tools/contract"
+	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/tools/runtimeapi"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden responses")
 
 func TestMain(m *testing.M) {
-	defer lambdatest.Cleanup()
-	dynamotest.Main(m)
+	emulator.Main(m, bootstraps.Cleanup)
 }
 
 // seededTable is a fresh table on srv holding the fixtures' seed plant.
-func seededTable(t *testing.T, srv *dynamotest.Server) (*dynamo.Store, string) {
+func seededTable(t *testing.T, srv *emulator.Server) (*dynamo.Store, string) {
 	t.Helper()
-	table := dynamotest.NewTable(t, srv)
+	table := emulator.NewTable(t, srv)
 	store := dynamo.New(srv.Client(), table, time.Now)
 	tag := fixtures.SeedTag
 	if _, err := store.Create(context.Background(), plant.NewPlant{ID: fixtures.SeedID, Name: fixtures.SeedName, Tag: &tag}); err != nil {
@@ -50,22 +49,22 @@ func checkGolden(t *testing.T, name string, payload []byte) {
 	if err := json.Unmarshal(payload, &resp); err != nil {
 		t.Fatalf("%s: response %s: %v", name, payload, err)
 	}
-	apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
-	lambdatest.Golden(t, name, payload, *update)
+	contract.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+	bootstraps.Golden(t, name, payload, *update)
 }
 
 // TestFixtures feeds every createplant event through the handler on each
 // DynamoDB-compatible server and compares the answers with the goldens.
 func TestFixtures(t *testing.T) {
 	t.Parallel()
-	for _, srv := range []func(testing.TB) *dynamotest.Server{dynamotest.Moto, dynamotest.Dynalite} {
+	for _, srv := range []func(testing.TB) *emulator.Server{emulator.Moto, emulator.Dynalite} {
 		s := srv(t)
 		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()
 			store, _ := seededTable(t, s)
 			fn := newFunctionWithStore(store, slog.New(slog.DiscardHandler))
 			for _, f := range fixtures.CreatePlant() {
-				ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, f.Name)
+				ev, _ := bootstraps.Event[events.APIGatewayProxyRequest](t, f.Name)
 				resp, err := fn.handle(context.Background(), ev)
 				if err != nil {
 					t.Fatalf("%s: %v", f.Name, err)
@@ -90,10 +89,10 @@ func TestFixtures(t *testing.T) {
 func TestWithoutAuthorizerPrincipalIs401(t *testing.T) {
 	t.Parallel()
 	fn := newFunctionWithStore(failStore{}, slog.New(slog.DiscardHandler))
-	ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
+	ev, _ := bootstraps.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
 	ev.RequestContext.Authorizer = nil
 	resp, _ := fn.handle(context.Background(), ev)
-	e := apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+	e := contract.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
 	if resp.StatusCode != 401 || e.Error != 40100 {
 		t.Errorf("got %d %s, want 401 40100", resp.StatusCode, resp.Body)
 	}
@@ -102,13 +101,13 @@ func TestWithoutAuthorizerPrincipalIs401(t *testing.T) {
 func TestUnreadableEventIs400(t *testing.T) {
 	t.Parallel()
 	fn := newFunctionWithStore(failStore{}, slog.New(slog.DiscardHandler))
-	ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, "createplant-base64-body")
+	ev, _ := bootstraps.Event[events.APIGatewayProxyRequest](t, "createplant-base64-body")
 	ev.Body = "%%% not base64 %%%"
 	resp, err := fn.handle(context.Background(), ev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+	e := contract.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
 	if resp.StatusCode != 400 || e.Error != 40001 {
 		t.Errorf("got %d %s, want 400 40001", resp.StatusCode, resp.Body)
 	}
@@ -129,7 +128,7 @@ func TestSlowStoreAnswers503BeforeTheDeadline(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
 	fn := newFunctionWithStore(failStore{}, slog.New(slog.NewJSONHandler(&logs, nil)))
-	ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
+	ev, _ := bootstraps.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
 	ctx, cancel := context.WithTimeout(context.Background(), deadlineMargin+300*time.Millisecond)
 	defer cancel()
 	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "req-123"})
@@ -160,8 +159,8 @@ func TestLoadConfig(t *testing.T) {
 // on the test Runtime API against each server, with every fixture.
 func TestBootstrap(t *testing.T) {
 	t.Parallel()
-	bin := lambdatest.Bootstrap(t, "CreatePlantFunction")
-	for _, srv := range []func(testing.TB) *dynamotest.Server{dynamotest.Moto, dynamotest.Dynalite} {
+	bin := bootstraps.Bootstrap(t, "CreatePlantFunction")
+	for _, srv := range []func(testing.TB) *emulator.Server{emulator.Moto, emulator.Dynalite} {
 		s := srv(t)
 		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()
@@ -171,14 +170,14 @@ func TestBootstrap(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer rt.Close()
-			var out lambdatest.Output
+			var out bootstraps.Output
 			fn, err := rt.Run(bin, append(s.Env(), "TABLE_NAME="+table), &out)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer fn.Stop()
 			for _, f := range fixtures.CreatePlant() {
-				_, raw := lambdatest.Event[events.APIGatewayProxyRequest](t, f.Name)
+				_, raw := bootstraps.Event[events.APIGatewayProxyRequest](t, f.Name)
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				res, err := rt.Invoke(ctx, raw, 10*time.Second)
 				cancel()
@@ -194,6 +193,6 @@ func TestBootstrap(t *testing.T) {
 	}
 	t.Run("init error", func(t *testing.T) {
 		t.Parallel()
-		lambdatest.InitFails(t, bin, nil, "TABLE_NAME is required")
+		bootstraps.InitFails(t, bin, nil, "TABLE_NAME is required")
 	})
 }

@@ -1,10 +1,9 @@
-// Package auth verifies bearer tokens as DESIGN.md section 4 pins them: JWTs
+// Package auth verifies bearer tokens as docs/design.md ("Bearer tokens") states them: JWTs
 // signed with an HS256 secret or with keys from a JWKS URL, checked for issuer,
 // audience, lifetime and an optional scope. It knows nothing of Lambda.
 package auth
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"time"
@@ -40,17 +39,4 @@ type Principal struct {
 	Subject   string
 	Scopes    []string
 	ExpiresAt time.Time // the token's exp
-}
-
-type principalKey struct{}
-
-// WithPrincipal returns ctx carrying p.
-func WithPrincipal(ctx context.Context, p Principal) context.Context {
-	return context.WithValue(ctx, principalKey{}, p)
-}
-
-// PrincipalFrom returns the principal in ctx, if any.
-func PrincipalFrom(ctx context.Context) (Principal, bool) {
-	p, ok := ctx.Value(principalKey{}).(Principal)
-	return p, ok
 }

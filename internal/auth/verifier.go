@@ -293,7 +293,7 @@ func (t cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// ConfigFromEnv reads the AUTH_* variables of DESIGN.md section 5 into a
+// ConfigFromEnv reads the AUTH_* variables (docs/design.md, "Configuration") into a
 // Config. Defaults and the choice of key source are the caller's.
 func ConfigFromEnv(getenv func(string) string) Config {
 	c := Config{

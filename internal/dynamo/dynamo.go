@@ -41,7 +41,7 @@ func New(api API, table string, now func() time.Time) *Store {
 	return &Store{api: api, table: table, now: now}
 }
 
-// item is the table's layout (DESIGN.md section 6).
+// item is the table's layout (docs/design.md, "Data").
 type item struct {
 	ID        int64   `dynamodbav:"id"`
 	Name      string  `dynamodbav:"name"`
@@ -106,11 +106,8 @@ func (s *Store) Get(ctx context.Context, id int64) (plant.Plant, error) {
 }
 
 func decode(av map[string]types.AttributeValue) (plant.Plant, error) {
-	var it item
-	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
-		return plant.Plant{}, fmt.Errorf("unmarshal plant: %w", err)
-	}
-	return plant.Plant{Name: it.Name, Tag: it.Tag}, nil
+	_, p, err := DecodeItem(av)
+	return p, err
 }
 
 // translate marks what the SDK returns after its retries: throttling, a

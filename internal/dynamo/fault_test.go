@@ -14,9 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/internal/dynamotest"
-	"github.com/plantstore/plantstore/internal/localdynamo"
 	"github.com/plantstore/plantstore/internal/plant"
+	"github.com/plantstore/plantstore/tools/emulator"
 )
 
 // countingAPI counts the calls the store makes: a real client, wrapped.
@@ -40,17 +39,17 @@ func (c *countingAPI) GetItem(ctx context.Context, in *dynamodb.GetItemInput, op
 func TestCallsPerCreate(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		srv          func(testing.TB) *dynamotest.Server
+		srv          func(testing.TB) *emulator.Server
 		getsOnReplay int32
 	}{
-		{dynamotest.Moto, 0},
-		{dynamotest.Dynalite, 1},
+		{emulator.Moto, 0},
+		{emulator.Dynalite, 1},
 	} {
 		srv := tc.srv(t)
 		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
 			api := &countingAPI{API: srv.Client()}
-			s := dynamo.New(api, dynamotest.NewTable(t, srv), time.Now)
+			s := dynamo.New(api, emulator.NewTable(t, srv), time.Now)
 			ctx := context.Background()
 			if created, err := s.Create(ctx, plant.NewPlant{ID: 1, Name: "Fern"}); err != nil || !created {
 				t.Fatalf("Create = %v, %v", created, err)
@@ -124,7 +123,7 @@ func TestFaults(t *testing.T) {
 				srv, attempts = failingServer(t, tt.status, tt.body, tt.delay)
 				url = srv.URL
 			}
-			client := (&localdynamo.Server{Name: "failing", URL: url}).Client(func(o *dynamodb.Options) {
+			client := (&emulator.Server{Name: "failing", URL: url}).Client(func(o *dynamodb.Options) {
 				o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 5 * time.Millisecond })
 			})
 			s := dynamo.New(client, "plants", time.Now)

@@ -6,7 +6,7 @@ import (
 	"github.com/plantstore/plantstore/internal/plant"
 )
 
-// handleCreatePlant serves POST /plants: the checks of DESIGN.md section 2 in
+// handleCreatePlant serves POST /plants: the checks of docs/design.md ("POST /plants") in
 // their order (Content-Type, size, JSON, fields), then one store.Create.
 func handleCreatePlant(store plant.Store) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -10,7 +10,7 @@ import (
 	"github.com/plantstore/plantstore/internal/plant"
 )
 
-// The error codes of DESIGN.md section 3.
+// The error codes of docs/design.md ("Errors").
 const (
 	CodeBadJSON          = 40001
 	CodeContentType      = 40002

@@ -27,7 +27,8 @@ func RequireToken(v Verifier) Middleware {
 				writeError(w, r, err)
 				return
 			}
-			next.ServeHTTP(w, Authenticated(r, p))
+			noteSubject(r, p)
+			next.ServeHTTP(w, r)
 		})
 	}
 }
@@ -43,18 +44,17 @@ func RequirePrincipal(principalOf func(*http.Request) (auth.Principal, bool)) Mi
 				writeError(w, r, auth.ErrNoToken)
 				return
 			}
-			next.ServeHTTP(w, Authenticated(r, p))
+			noteSubject(r, p)
+			next.ServeHTTP(w, r)
 		})
 	}
 }
 
-// Authenticated returns r carrying p (see auth.PrincipalFrom) and notes p's
-// subject for the request's log line.
-func Authenticated(r *http.Request, p auth.Principal) *http.Request {
+// noteSubject records whom the request was admitted for, for its log line.
+func noteSubject(r *http.Request, p auth.Principal) {
 	if info := infoFrom(r.Context()); info != nil {
 		info.subject = p.Subject
 	}
-	return r.WithContext(auth.WithPrincipal(r.Context(), p))
 }
 
 type requestIDKey struct{}

@@ -1,7 +1,7 @@
 // Package httpapi is Plant Store's HTTP interface: POST /plants as a plain
 // net/http handler, shared by the local server and the Lambda function. It
 // decodes strictly, validates, calls the plant.Store, and answers every
-// failure with the Error body of DESIGN.md section 3.
+// failure with the Error body of docs/design.md ("Errors").
 package httpapi
 
 import (
@@ -51,4 +51,10 @@ func handleMethodNotAllowed(allow string) http.Handler {
 		w.Header().Set("Allow", allow)
 		writeError(w, r, errMethodNotAllowed)
 	})
+}
+
+// WriteUnreadable answers a request whose body could not even be read (an
+// adapter that cannot decode what it was handed): 400 with error 40001.
+func WriteUnreadable(w http.ResponseWriter, r *http.Request) {
+	writeError(w, r, badJSON("the request body could not be read"))
 }

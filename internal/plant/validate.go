@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// Limits of section 2 of DESIGN.md, in Unicode code points.
+// Limits of docs/design.md ("POST /plants"), in Unicode code points.
 const (
 	MaxNameLen = 256
 	MaxTagLen  = 64
@@ -62,7 +62,7 @@ func (e *ValidationError) Fault() Fault {
 	return worst
 }
 
-// Validate checks the value rules of section 2 of DESIGN.md. Types and
+// Validate checks the value rules of docs/design.md ("POST /plants"). Types and
 // presence are the decoder's business; this is what holds for any encoding.
 func (p NewPlant) Validate() error {
 	var fields []FieldError

@@ -6,22 +6,18 @@ package lambdainit
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/plantstore/plantstore/internal/logging"
 )
 
 // Logger returns the JSON logger of a function at level ("" is info).
 func Logger(w io.Writer, level string) (*slog.Logger, error) {
-	var l slog.Level
-	if level != "" {
-		if err := l.UnmarshalText([]byte(level)); err != nil {
-			return slog.New(slog.NewJSONHandler(w, nil)), fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", level)
-		}
-	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})), nil
+	l, err := logging.ParseLevel(level)
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})), err
 }
 
 // Fail logs err in one line and posts it to the Runtime API at runtimeAPI

@@ -1,0 +1,164 @@
+// Package lambdatest builds the functions' real bootstrap binaries for tests,
+// through the same Makefile targets that `sam build` calls, for the host's
+// architecture.
+package bootstraps
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"sync"
+	"testing"
+
+	"github.com/plantstore/plantstore/tools/runtimeapi"
+)
+
+var (
+	mu    sync.Mutex
+	built = map[string]string{}
+	dir   string
+)
+
+// Bootstrap returns the path of function's bootstrap (a logical ID of
+// template.yaml, such as CreatePlantFunction), built once per test binary
+// with `make build-<function>`.
+func Bootstrap(t testing.TB, function string) string {
+	t.Helper()
+	mu.Lock()
+	defer mu.Unlock()
+	if path, ok := built[function]; ok {
+		return path
+	}
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "plantstore-bootstrap-"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, function)
+	cmd := exec.Command("make", "--no-print-directory", "-C", root(), "build-"+function, "ARTIFACTS_DIR="+out, "GOARCH="+runtime.GOARCH)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make build-%s: %v\n%s", function, err, b)
+	}
+	built[function] = filepath.Join(out, "bootstrap")
+	return built[function]
+}
+
+// Cleanup removes the binaries; call it from TestMain.
+func Cleanup() {
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+}
+
+// Output collects a function's output; it is safe to read while the process
+// writes.
+type Output struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (o *Output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.buf = append(o.buf, p...)
+	return len(p), nil
+}
+
+func (o *Output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return string(o.buf)
+}
+
+func root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Event reads events/<name>.json into a T and returns it with its bytes.
+func Event[T any](t testing.TB, name string) (T, []byte) {
+	t.Helper()
+	var ev T
+	raw, err := os.ReadFile(filepath.Join(root(), "events", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatalf("events/%s.json: %v", name, err)
+	}
+	return ev, raw
+}
+
+// Golden compares the JSON got, indented, with testdata/<name>.golden.json
+// in the test's package, or rewrites that file when update is set.
+func Golden(t testing.TB, name string, got []byte, update bool) {
+	t.Helper()
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, got, "", "  "); err != nil {
+		t.Fatalf("%s: %s: %v", name, got, err)
+	}
+	pretty.WriteByte('\n')
+	path := filepath.Join("testdata", name+".golden.json")
+	if update {
+		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(pretty.Bytes(), want) {
+		t.Errorf("%s: answer\n%s\nwant (%s)\n%s", name, pretty.Bytes(), path, want)
+	}
+}
+
+// InitFails starts bin on a fresh Runtime API with env and fails t unless
+// the function reports an init error naming want, never polls for work,
+// exits non-zero, and logs exactly one line.
+func InitFails(t *testing.T, bin string, env []string, want string) {
+	t.Helper()
+	rt, err := runtimeapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	var out Output
+	fn, err := rt.Run(bin, env, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fn.Stop()
+	select {
+	case doc := <-rt.InitError():
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("init error %s does not say %q", doc, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no init error reported; output:\n%s", out.String())
+	}
+	select {
+	case <-fn.Exited():
+		if fn.Err() == nil {
+			t.Error("the function exited 0 after a failed init")
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the function did not exit after a failed init")
+	}
+	select {
+	case <-rt.FirstPoll():
+		t.Error("a misconfigured function polled for invocations")
+	default:
+	}
+	if n := strings.Count(strings.TrimSpace(out.String()), "\n") + 1; n != 1 || !strings.Contains(out.String(), want) {
+		t.Errorf("init failure logged %d lines, want one line saying %q:\n%s", n, want, out.String())
+	}
+}

@@ -1,0 +1,491 @@
+// Command bench measures Plant Store against its floors, side by side in one
+// run (these machines are shared and noisy: medians and ratios, not absolute
+// times), and prints each figure next to its floor and goal. `make bench`
+// runs it after the Go benchmarks; docs/performance.md records its output.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/plant"
+	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/tools/runtimeapi"
+	"github.com/plantstore/plantstore/tools/serverproc"
+)
+
+func main() {
+	defer proc.StopAll() // children still running on an orderly exit (see package proc)
+	if err := run(os.Args, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		proc.StopAll()
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	starts  int
+	warm    int
+	loadFor time.Duration
+	conns   int
+}
+
+func run(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	var o options
+	fs.IntVar(&o.starts, "starts", 15, "cold starts per binary")
+	fs.IntVar(&o.warm, "warm", 400, "warm invocations per function")
+	fs.DurationVar(&o.loadFor, "load", 4*time.Second, "length of each local API load round")
+	fs.IntVar(&o.conns, "conns", 32, "concurrent connections in the load rounds")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "plantstore-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	b := &bench{dir: dir, out: out, opts: o}
+	fmt.Fprintf(out, "machine: %s/%s, %d CPUs, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	fmt.Fprintf(out, "%-58s %12s   %-28s %7s  %s\n", "figure", "value", "floor", "ratio", "goal")
+	for _, step := range []func() error{b.sizes, b.coldStarts, b.dynamoCost, b.invocations, b.localAPI} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type bench struct {
+	dir  string
+	out  io.Writer
+	opts options
+	host map[string]string // host-architecture bootstraps, built once
+}
+
+func (b *bench) row(figure, value, floor, ratio, goal string) {
+	fmt.Fprintf(b.out, "%-58s %12s   %-28s %7s  %s\n", figure, value, floor, ratio, goal)
+}
+
+// build makes a Lambda bootstrap of pkg through `make build-lambda`, the same
+// recipe as the functions' SAM targets.
+func (b *bench) build(pkg, goarch string) (string, error) {
+	out := filepath.Join(b.dir, goarch, strings.ReplaceAll(strings.Trim(pkg, "./"), "/", "_"))
+	cmd := exec.Command("make", "--no-print-directory", "-s", "build-lambda", "PKG="+pkg, "ARTIFACTS_DIR="+out, "GOARCH="+goarch)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build %s: %v\n%s", pkg, err, msg)
+	}
+	return filepath.Join(out, "bootstrap"), nil
+}
+
+const (
+	createplant = "./functions/createplant"
+	authorizer  = "./functions/authorizer"
+	hello       = "./tools/cmd/bench/testdata/hello"
+	rawput      = "./tools/cmd/bench/testdata/rawput"
+)
+
+func mib(n int64) string { return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20)) }
+
+func (b *bench) sizes() error {
+	size := map[string]int64{}
+	for _, pkg := range []string{createplant, authorizer, hello} {
+		path, err := b.build(pkg, "arm64")
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		size[pkg] = st.Size()
+	}
+	b.row("bootstrap size, createplant (arm64)", mib(size[createplant]), "hello "+mib(size[hello]), ratio(float64(size[createplant]), float64(size[hello])), "<= 8.5 MiB")
+	b.row("bootstrap size, authorizer (arm64)", mib(size[authorizer]), "hello "+mib(size[hello]), ratio(float64(size[authorizer]), float64(size[hello])), "<= 6.5 MiB")
+	return nil
+}
+
+func ratio(v, floor float64) string { return fmt.Sprintf("%.2fx", v/floor) }
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+func median(ds []time.Duration) time.Duration { return percentile(ds, 50) }
+
+func percentile(ds []time.Duration, p int) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := (len(s)*p + 99) / 100
+	return s[max(0, min(len(s)-1, i-1))]
+}
+
+// coldStart starts bin once and returns the time from process start to its
+// first poll of the Runtime API.
+func coldStart(bin string, env []string) (time.Duration, error) {
+	rt, err := runtimeapi.Start()
+	if err != nil {
+		return 0, err
+	}
+	defer rt.Close()
+	start := time.Now()
+	fn, err := rt.Run(bin, env, io.Discard)
+	if err != nil {
+		return 0, err
+	}
+	defer fn.Stop()
+	select {
+	case t := <-rt.FirstPoll():
+		return t.Sub(start), nil
+	case doc := <-rt.InitError():
+		return 0, fmt.Errorf("%s: init error %s", bin, doc)
+	case <-time.After(10 * time.Second):
+		return 0, fmt.Errorf("%s did not poll within 10s", bin)
+	}
+}
+
+func (b *bench) hostBinaries() (map[string]string, error) {
+	if b.host != nil {
+		return b.host, nil
+	}
+	bins := map[string]string{}
+	for _, pkg := range []string{createplant, authorizer, hello, rawput} {
+		path, err := b.build(pkg, runtime.GOARCH)
+		if err != nil {
+			return nil, err
+		}
+		bins[pkg] = path
+	}
+	b.host = bins
+	return bins, nil
+}
+
+func (b *bench) coldStarts() error {
+	bins, err := b.hostBinaries()
+	if err != nil {
+		return err
+	}
+	env := map[string][]string{
+		createplant: {"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"},
+		authorizer:  {"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AUTH_HS256_SECRET=" + fixtures.Secret},
+		hello:       nil,
+		rawput:      {"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"},
+	}
+	times := map[string][]time.Duration{}
+	for range b.opts.starts { // interleaved, so that noise falls on all three alike
+		for _, pkg := range []string{hello, createplant, authorizer, rawput} {
+			d, err := coldStart(bins[pkg], env[pkg])
+			if err != nil {
+				return err
+			}
+			times[pkg] = append(times[pkg], d)
+		}
+	}
+	h := median(times[hello])
+	n := fmt.Sprintf(" (median of %d)", b.opts.starts)
+	b.row("cold start to first poll, createplant"+n, ms(median(times[createplant])), "hello "+ms(h), ratio(float64(median(times[createplant])), float64(h)), "<= 1.30x")
+	b.row("cold start to first poll, authorizer"+n, ms(median(times[authorizer])), "hello "+ms(h), ratio(float64(median(times[authorizer])), float64(h)), "")
+	b.row("cold start to first poll, raw PutItem Lambda"+n, ms(median(times[rawput])), "hello "+ms(h), ratio(float64(median(times[rawput])), float64(h)), "(reference: the SDK's own cost)")
+	return nil
+}
+
+// countingAPI asks DynamoDB for the capacity every call consumes.
+type countingAPI struct {
+	dynamo.API
+	mu                  sync.Mutex
+	puts, gets          int
+	writeUnits, readUns float64
+}
+
+func (c *countingAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	out, err := c.API.PutItem(ctx, in, opts...)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.puts++
+	if out != nil && out.ConsumedCapacity != nil {
+		c.writeUnits += units(out.ConsumedCapacity.WriteCapacityUnits, out.ConsumedCapacity.CapacityUnits)
+	}
+	return out, err
+}
+
+func (c *countingAPI) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	out, err := c.API.GetItem(ctx, in, opts...)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gets++
+	if out != nil && out.ConsumedCapacity != nil {
+		c.readUns += units(out.ConsumedCapacity.ReadCapacityUnits, out.ConsumedCapacity.CapacityUnits)
+	}
+	return out, err
+}
+
+func units(specific, total *float64) float64 {
+	if specific != nil {
+		return *specific
+	}
+	if total != nil {
+		return *total
+	}
+	return 0
+}
+
+func (b *bench) dynamoCost() error {
+	srv, err := emulator.StartMoto()
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	ctx := context.Background()
+	if err := emulator.CreateTable(ctx, srv.Client(), "plants"); err != nil {
+		return err
+	}
+	api := &countingAPI{API: srv.Client()}
+	store := dynamo.New(api, "plants", time.Now)
+	const n = 50
+	tag := "indoor"
+	for i := range n {
+		if _, err := store.Create(ctx, plant.NewPlant{ID: int64(i), Name: "Ficus lyrata", Tag: &tag}); err != nil {
+			return err
+		}
+	}
+	b.row(fmt.Sprintf("DynamoDB per create (%d on moto)", n),
+		fmt.Sprintf("%.2f WRU", api.writeUnits/n), "1 PutItem = 1 WRU, 0 reads",
+		fmt.Sprintf("%d/%d", api.puts, api.gets), fmt.Sprintf("puts/gets %d/0, %.2f RRU", n, api.readUns))
+	return nil
+}
+
+// eventFor is the with-tag fixture carrying plant id.
+func eventFor(base events.APIGatewayProxyRequest, id int) []byte {
+	base.Body = fmt.Sprintf(`{"id":%d,"name":"Ficus lyrata","tag":"indoor"}`, id)
+	raw, _ := json.Marshal(base)
+	return raw
+}
+
+type lambdaProc struct {
+	rt *runtimeapi.Server
+	fn *runtimeapi.Function
+}
+
+func startLambda(bin string, env []string) (*lambdaProc, time.Time, error) {
+	rt, err := runtimeapi.Start()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	start := time.Now()
+	fn, err := rt.Run(bin, env, io.Discard)
+	if err != nil {
+		rt.Close()
+		return nil, start, err
+	}
+	return &lambdaProc{rt: rt, fn: fn}, start, nil
+}
+
+func (l *lambdaProc) stop() { l.fn.Stop(); l.rt.Close() }
+
+func (l *lambdaProc) invoke(payload []byte) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := l.rt.Invoke(ctx, payload, 6*time.Second)
+	if err != nil {
+		return 0, err
+	}
+	if res.Error != nil {
+		return 0, fmt.Errorf("function error %s", res.Error)
+	}
+	var resp events.APIGatewayProxyResponse
+	if err := json.Unmarshal(res.Payload, &resp); err != nil || resp.StatusCode != 200 {
+		return 0, fmt.Errorf("answer %s", res.Payload)
+	}
+	return time.Since(start), nil
+}
+
+// invocations measures the first and the warm invocations of createplant
+// beside rawput, both writing to moto.
+func (b *bench) invocations() error {
+	bins, err := b.hostBinaries()
+	if err != nil {
+		return err
+	}
+	srv, err := emulator.StartMoto()
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	if err := emulator.CreateTable(context.Background(), srv.Client(), "plants"); err != nil {
+		return err
+	}
+	var base events.APIGatewayProxyRequest
+	if err := json.Unmarshal(mustRead("events/createplant-with-tag.json"), &base); err != nil {
+		return err
+	}
+	env := append(srv.Env(), "TABLE_NAME=plants")
+	id := 1_000_000
+
+	// First invocation: process start to the answer of the first create.
+	first := map[string][]time.Duration{}
+	for range max(5, b.opts.starts/2) {
+		for _, pkg := range []string{rawput, createplant} {
+			l, start, err := startLambda(bins[pkg], env)
+			if err != nil {
+				return err
+			}
+			id++
+			_, err = l.invoke(eventFor(base, id))
+			first[pkg] = append(first[pkg], time.Since(start))
+			l.stop()
+			if err != nil {
+				return fmt.Errorf("%s first invocation: %w", pkg, err)
+			}
+		}
+	}
+	b.row(fmt.Sprintf("first invocation, createplant (median of %d)", len(first[createplant])), ms(median(first[createplant])), "raw PutItem "+ms(median(first[rawput])), ratio(float64(median(first[createplant])), float64(median(first[rawput]))), "")
+
+	// Warm: both processes up, invocations alternating between them.
+	procs := map[string]*lambdaProc{}
+	for _, pkg := range []string{rawput, createplant} {
+		l, _, err := startLambda(bins[pkg], env)
+		if err != nil {
+			return err
+		}
+		defer l.stop()
+		procs[pkg] = l
+	}
+	warm := map[string][]time.Duration{}
+	for i := range 30 + b.opts.warm {
+		for _, pkg := range []string{rawput, createplant} {
+			id++
+			d, err := procs[pkg].invoke(eventFor(base, id))
+			if err != nil {
+				return fmt.Errorf("%s warm invocation: %w", pkg, err)
+			}
+			if i >= 30 { // the first 30 warm the connections and the runtime
+				warm[pkg] = append(warm[pkg], d)
+			}
+		}
+	}
+	c, r := warm[createplant], warm[rawput]
+	b.row(fmt.Sprintf("warm invocation p50, createplant (%d)", len(c)), ms(median(c)), "raw PutItem "+ms(median(r)), ratio(float64(median(c)), float64(median(r))), "<= 1.10x")
+	b.row(fmt.Sprintf("warm invocation p99, createplant (%d)", len(c)), ms(percentile(c, 99)), "raw PutItem "+ms(percentile(r, 99)), ratio(float64(percentile(c, 99)), float64(percentile(r, 99))), "")
+	return nil
+}
+
+func mustRead(path string) []byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+type loadResult struct {
+	rps    float64
+	p99    time.Duration
+	errors int64
+	n      int
+}
+
+// load drives url with conns workers posting unique plants for d.
+func load(url, token string, conns int, d time.Duration, ids *atomic.Int64) loadResult {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}}
+	var errs atomic.Int64
+	lat := make([][]time.Duration, conns)
+	stop := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for w := range conns {
+		wg.Go(func() {
+			for time.Now().Before(stop) {
+				id := ids.Add(1)
+				req, _ := http.NewRequest(http.MethodPost, url+"/plants", strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"Ficus lyrata","tag":"indoor"}`, id)))
+				req.Header.Set("Content-Type", "application/json")
+				if token != "" {
+					req.Header.Set("Authorization", "Bearer "+token)
+				}
+				start := time.Now()
+				resp, err := client.Do(req)
+				if err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				lat[w] = append(lat[w], time.Since(start))
+				if err != nil || resp.StatusCode != 200 {
+					errs.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	client.CloseIdleConnections()
+	var all []time.Duration
+	for _, l := range lat {
+		all = append(all, l...)
+	}
+	return loadResult{rps: float64(len(all)) / d.Seconds(), p99: percentile(all, 99), errors: errs.Load(), n: len(all)}
+}
+
+func (b *bench) localAPI() error {
+	localapi, err := serverproc.Build(b.dir, "./cmd/localapi")
+	if err != nil {
+		return err
+	}
+	bare, err := serverproc.Build(b.dir, "./tools/cmd/bench/testdata/bare")
+	if err != nil {
+		return err
+	}
+	// As make run starts it: info logs (here to /dev/null).
+	api, err := serverproc.Start(localapi, []string{"PORT=0", "STORE_PATH=" + filepath.Join(b.dir, "plants.db")}, true, nil)
+	if err != nil {
+		return err
+	}
+	defer api.Stop()
+	floor, err := serverproc.Start(bare, nil, false, nil)
+	if err != nil {
+		return err
+	}
+	defer floor.Stop()
+	var ids atomic.Int64
+	var apiRes, floorRes []loadResult
+	for range 3 { // alternating rounds; the median round counts
+		floorRes = append(floorRes, load(floor.URL, "", b.opts.conns, b.opts.loadFor, &ids))
+		apiRes = append(apiRes, load(api.URL, api.Token, b.opts.conns, b.opts.loadFor, &ids))
+	}
+	a, f := medianRound(apiRes), medianRound(floorRes)
+	var errs int64
+	for _, r := range apiRes {
+		errs += r.errors
+	}
+	b.row(fmt.Sprintf("local API req/s, %d conns, embedded store", b.opts.conns), fmt.Sprintf("%.0f/s", a.rps), fmt.Sprintf("bare net/http %.0f/s", f.rps), ratio(a.rps, f.rps), ">= 0.50x")
+	b.row("local API p99", ms(a.p99), "bare net/http "+ms(f.p99), ratio(float64(a.p99), float64(f.p99)), "")
+	b.row("local API errors (all rounds)", fmt.Sprintf("%d", errs), "", "", "0")
+	if errs > 0 {
+		return errors.New("the local API answered errors under load")
+	}
+	return nil
+}
+
+func medianRound(rs []loadResult) loadResult {
+	s := slices.Clone(rs)
+	slices.SortFunc(s, func(a, b loadResult) int { return int(a.rps - b.rps) })
+	return s[len(s)/2]
+}

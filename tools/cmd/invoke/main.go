@@ -1,0 +1,180 @@
+// Command invoke runs a function's real bootstrap on one event, the way `sam
+// local invoke` does but without Docker: a local Lambda Runtime API hands the
+// event to the binary and prints what it answered. `make invoke` builds the
+// binary for this machine and calls it.
+//
+// The function's environment is its entry in the -env file (SAM's
+// --env-vars format), where the process environment does not set the same
+// variable. CreatePlantFunction without AWS_ENDPOINT_URL_DYNAMODB gets a
+// dynalite keeping its data in -data (.plantstore/dynalite), with the table
+// and the fixtures' seed plant (id 100) in it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/plant"
+	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/tools/runtimeapi"
+)
+
+func main() {
+	defer proc.StopAll() // children still running on an orderly exit (see package proc)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "invoke:", err)
+		proc.StopAll()
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	function := fs.String("function", "", "logical ID in template.yaml (CreatePlantFunction, AuthorizerFunction)")
+	bootstrap := fs.String("bootstrap", "", "path of the function's bootstrap binary")
+	eventPath := fs.String("event", "", "event file, e.g. events/createplant-valid.json")
+	envPath := fs.String("env", "events/env.json", "environment per function, in SAM's --env-vars format")
+	timeout := fs.Duration("timeout", 10*time.Second, "the function's timeout")
+	dataDir := fs.String("data", ".plantstore/dynalite", "where the local dynalite keeps its data")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *function == "" || *bootstrap == "" || *eventPath == "" {
+		fs.Usage()
+		return errors.New("-function, -bootstrap and -event are required")
+	}
+	event, err := os.ReadFile(*eventPath)
+	if err != nil {
+		return err
+	}
+	env, err := functionEnv(*envPath, *function, getenv)
+	if err != nil {
+		return err
+	}
+	if *function == "CreatePlantFunction" && getenv("AWS_ENDPOINT_URL_DYNAMODB") == "" {
+		srv, err := localTable(ctx, *dataDir, env["TABLE_NAME"], stderr)
+		if err != nil {
+			return err
+		}
+		defer srv.Stop()
+		for _, kv := range srv.Env() {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+	}
+
+	rt, err := runtimeapi.Start()
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	var list []string
+	for k, v := range env {
+		list = append(list, k+"="+v)
+	}
+	fn, err := rt.Run(*bootstrap, list, stderr)
+	if err != nil {
+		return err
+	}
+	defer fn.Stop()
+
+	type answer struct {
+		res runtimeapi.Result
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		ictx, cancel := context.WithTimeout(ctx, *timeout+5*time.Second)
+		defer cancel()
+		res, err := rt.Invoke(ictx, event, *timeout)
+		done <- answer{res, err}
+	}()
+	select {
+	case doc := <-rt.InitError():
+		return fmt.Errorf("init failed: %s", doc)
+	case <-fn.Exited():
+		return fmt.Errorf("the function exited: %v", fn.Err())
+	case a := <-done:
+		if a.err != nil {
+			return a.err
+		}
+		out := a.res.Payload
+		if a.res.Error != nil {
+			out = a.res.Error // e.g. the authorizer's {"errorMessage":"Unauthorized",...}
+		}
+		var pretty any
+		if json.Unmarshal(out, &pretty) == nil {
+			out, _ = json.MarshalIndent(pretty, "", "  ")
+		}
+		_, err := fmt.Fprintf(stdout, "%s\n", out)
+		return err
+	}
+}
+
+// functionEnv is the function's entry of the env file; a variable set in
+// this process's environment wins, and AWS_* variables pass through.
+func functionEnv(path, function string, getenv func(string) string) (map[string]string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var all map[string]map[string]string
+	if err := json.Unmarshal(raw, &all); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	env := map[string]string{}
+	for k, v := range all[function] {
+		env[k] = v
+		if own := getenv(k); own != "" {
+			env[k] = own
+		}
+	}
+	for _, k := range []string{"AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_DYNAMODB", "LOG_LEVEL"} {
+		if v := getenv(k); v != "" {
+			env[k] = v
+		}
+	}
+	return env, nil
+}
+
+// localTable starts a dynalite that keeps its data in .plantstore/dynalite,
+// with the table and the fixtures' seed plant.
+func localTable(ctx context.Context, dir, table string, log io.Writer) (*emulator.Server, error) {
+	if table == "" {
+		return nil, errors.New("no TABLE_NAME for CreatePlantFunction")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	srv, err := emulator.StartDynalite(dir)
+	if err != nil {
+		return nil, err
+	}
+	client := srv.Client()
+	if err := emulator.CreateTable(ctx, client, table); err != nil {
+		srv.Stop()
+		return nil, err
+	}
+	tag := fixtures.SeedTag
+	seed := plant.NewPlant{ID: fixtures.SeedID, Name: fixtures.SeedName, Tag: &tag}
+	if _, err := dynamo.New(client, table, time.Now).Create(ctx, seed); err != nil && !errors.Is(err, plant.ErrExists) {
+		srv.Stop()
+		return nil, fmt.Errorf("seed plant %d: %w", seed.ID, err)
+	}
+	fmt.Fprintf(log, "invoke: dynalite on %s, table %s (data in %s)\n", srv.URL, table, dir)
+	return srv, nil
+}

@@ -1,0 +1,202 @@
+// Package emulator starts the DynamoDB-compatible servers moto_server and
+// dynalite on loopback, for tests (Moto, Dynalite, NewTable, Main) and for
+// `make invoke`, `make start-api`, `make load` and `make bench`, and creates
+// the plants table on them. docs/design.md ("DynamoDB-compatible servers")
+// says what each is faithful in and why both run.
+package emulator
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/plantstore/plantstore/tools/proc"
+)
+
+// Region and credentials for local servers (they accept any).
+const (
+	Region    = "us-east-1"
+	AccessKey = "test"
+	SecretKey = "test"
+)
+
+// Server is a running DynamoDB-compatible server.
+type Server struct {
+	Name string
+	URL  string
+	cmd  *exec.Cmd
+	// serial makes clients send one request at a time (moto's threaded
+	// server shares unlocked state between requests).
+	serial *sync.Mutex
+}
+
+var motoSerial sync.Mutex
+
+// StartMoto starts moto_server on a free loopback port.
+func StartMoto() (*Server, error) {
+	bin, err := exec.LookPath("moto_server")
+	if err != nil {
+		return nil, fmt.Errorf("moto_server is not installed (pip install 'moto[server]'): %w", err)
+	}
+	s, err := start("moto", func(port string) *exec.Cmd { return exec.Command(bin, "-H", "127.0.0.1", "-p", port) })
+	if s != nil {
+		s.serial = &motoSerial
+	}
+	return s, err
+}
+
+// StartDynalite starts dynalite on a free loopback port; with a path it
+// keeps its data there across runs, else in memory.
+func StartDynalite(path string) (*Server, error) {
+	bin, err := findDynalite()
+	if err != nil {
+		return nil, err
+	}
+	return start("dynalite", func(port string) *exec.Cmd {
+		args := []string{"--host", "127.0.0.1", "--port", port, "--createTableMs", "0", "--deleteTableMs", "0"}
+		if path != "" {
+			args = append(args, "--path", path)
+		}
+		return exec.Command(bin, args...)
+	})
+}
+
+func start(name string, command func(port string) *exec.Cmd) (*Server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	cmd := command(port)
+	if err := proc.Start(cmd); err != nil { // its own process group, killed with its parent
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	s := &Server{Name: name, URL: "http://127.0.0.1:" + port, cmd: cmd}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout("tcp", "127.0.0.1:"+port, 200*time.Millisecond); err == nil {
+			c.Close()
+			return s, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.Stop()
+	return nil, fmt.Errorf("%s did not listen on %s within 30s", name, s.URL)
+}
+
+// Stop kills the server.
+func (s *Server) Stop() {
+	if s.cmd.Process != nil {
+		proc.Kill(s.cmd) // the group: npm's dynalite runs node under a shell
+		s.cmd.Wait()
+	}
+}
+
+func freePort() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port), nil
+}
+
+// findDynalite looks at $DYNALITE, then node_modules/.bin in the working
+// directory or above it (make installs it there), then $PATH.
+func findDynalite() (string, error) {
+	if p := os.Getenv("DYNALITE"); p != "" {
+		return p, nil
+	}
+	dir, _ := os.Getwd()
+	for {
+		p := filepath.Join(dir, "node_modules", ".bin", "dynalite")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	if p, err := exec.LookPath("dynalite"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("dynalite is not installed (npm ci, from package.json)")
+}
+
+// Client returns a DynamoDB client for s with the SDK's standard retryer.
+func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	opts := dynamodb.Options{
+		Region:       Region,
+		BaseEndpoint: aws.String(s.URL),
+		Credentials:  credentials.NewStaticCredentialsProvider(AccessKey, SecretKey, ""),
+	}
+	if s.serial != nil {
+		opts.HTTPClient = serialClient{mu: s.serial, next: awshttp.NewBuildableClient()}
+	}
+	return dynamodb.New(opts, optFns...)
+}
+
+type serialClient struct {
+	mu   *sync.Mutex
+	next *awshttp.BuildableClient
+}
+
+func (c serialClient) Do(r *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	resp, err := c.next.Do(r)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body) // the whole answer inside the lock
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, err
+}
+
+// Env is the environment a child process needs to reach s through the SDK's
+// standard variables.
+func (s *Server) Env() []string {
+	return []string{
+		"AWS_REGION=" + Region,
+		"AWS_ACCESS_KEY_ID=" + AccessKey,
+		"AWS_SECRET_ACCESS_KEY=" + SecretKey,
+		"AWS_ENDPOINT_URL_DYNAMODB=" + s.URL,
+	}
+}
+
+// CreateTable creates a plants table as template.yaml declares it (partition
+// key id, N; on demand) and waits until it is active. An existing table is
+// left as it is.
+func CreateTable(ctx context.Context, c *dynamodb.Client, name string) error {
+	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            &name,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeN}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	})
+	if _, exists := errors.AsType[*types.ResourceInUseException](err); err != nil && !exists {
+		return fmt.Errorf("create table %s: %w", name, err)
+	}
+	return dynamodb.NewTableExistsWaiter(c, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay = 10 * time.Millisecond
+		o.MaxDelay = 200 * time.Millisecond
+	}).Wait(ctx, &dynamodb.DescribeTableInput{TableName: &name}, 20*time.Second)
+}

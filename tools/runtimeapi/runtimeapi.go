@@ -1,0 +1,219 @@
+// Package runtimeapi is a small Lambda Runtime API (2018-06-01) on loopback:
+// next, response, error and init/error. Tests, `make invoke` and `make bench`
+// run the real bootstrap binaries against it, as the Lambda service would,
+// without Docker.
+package runtimeapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/plantstore/plantstore/tools/proc"
+)
+
+const prefix = "/2018-06-01/runtime/"
+
+// Result is what the function answered to one invocation.
+type Result struct {
+	Payload   []byte // the response, when the function succeeded
+	Error     []byte // the error document, when it failed
+	ErrorType string // Lambda-Runtime-Function-Error-Type of a failure
+}
+
+type invocation struct {
+	id       string
+	payload  []byte
+	deadline time.Time
+	done     chan Result
+}
+
+// Server is a Runtime API for one function process at a time.
+type Server struct {
+	srv  *http.Server
+	addr string
+
+	queue     chan *invocation
+	initError chan []byte
+	firstPoll chan time.Time
+	pollOnce  sync.Once
+
+	mu      sync.Mutex
+	pending map[string]*invocation
+}
+
+// Start serves a Runtime API on a free loopback port.
+func Start() (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		addr:      ln.Addr().String(),
+		queue:     make(chan *invocation),
+		initError: make(chan []byte, 1),
+		firstPoll: make(chan time.Time, 1),
+		pending:   map[string]*invocation{},
+	}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 5 * time.Second}
+	go s.srv.Serve(ln)
+	return s, nil
+}
+
+// Addr is the value for AWS_LAMBDA_RUNTIME_API.
+func (s *Server) Addr() string { return s.addr }
+
+// Close stops the server.
+func (s *Server) Close() error { return s.srv.Close() }
+
+// FirstPoll delivers the time of the first GET next: the function's init is over.
+func (s *Server) FirstPoll() <-chan time.Time { return s.firstPoll }
+
+// InitError delivers the document of a POST init/error.
+func (s *Server) InitError() <-chan []byte { return s.initError }
+
+// Invoke hands payload to the function's next poll and waits for its answer.
+// timeout is the function's deadline, as Lambda sets it.
+func (s *Server) Invoke(ctx context.Context, payload []byte, timeout time.Duration) (Result, error) {
+	inv := &invocation{id: newID(), payload: payload, deadline: time.Now().Add(timeout), done: make(chan Result, 1)}
+	s.mu.Lock()
+	s.pending[inv.id] = inv
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, inv.id)
+		s.mu.Unlock()
+	}()
+	select {
+	case s.queue <- inv:
+	case <-ctx.Done():
+		return Result{}, fmt.Errorf("no function polled: %w", ctx.Err())
+	}
+	select {
+	case r := <-inv.done:
+		return r, nil
+	case <-ctx.Done():
+		return Result{}, fmt.Errorf("no answer to invocation %s: %w", inv.id, ctx.Err())
+	}
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	path, ok := strings.CutPrefix(r.URL.Path, prefix)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 6<<20))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	switch {
+	case r.Method == http.MethodGet && path == "invocation/next":
+		s.pollOnce.Do(func() { s.firstPoll <- time.Now() })
+		select {
+		case inv := <-s.queue:
+			h := w.Header()
+			h.Set("Lambda-Runtime-Aws-Request-Id", inv.id)
+			h.Set("Lambda-Runtime-Deadline-Ms", strconv.FormatInt(inv.deadline.UnixMilli(), 10))
+			h.Set("Lambda-Runtime-Invoked-Function-Arn", "arn:aws:lambda:us-east-1:123456789012:function:local")
+			h.Set("Lambda-Runtime-Trace-Id", "Root=1-00000000-000000000000000000000000;Sampled=0")
+			h.Set("Content-Type", "application/json")
+			w.Write(inv.payload)
+		case <-r.Context().Done():
+		}
+	case r.Method == http.MethodPost && path == "init/error":
+		select {
+		case s.initError <- body:
+		default:
+		}
+		w.WriteHeader(http.StatusAccepted)
+	case r.Method == http.MethodPost && strings.HasPrefix(path, "invocation/"):
+		id, kind, _ := strings.Cut(strings.TrimPrefix(path, "invocation/"), "/")
+		s.mu.Lock()
+		inv := s.pending[id]
+		s.mu.Unlock()
+		if inv == nil {
+			http.Error(w, `{"errorMessage":"unknown request id"}`, http.StatusBadRequest)
+			return
+		}
+		switch kind {
+		case "response":
+			inv.done <- Result{Payload: body}
+		case "error":
+			inv.done <- Result{Error: body, ErrorType: r.Header.Get("Lambda-Runtime-Function-Error-Type")}
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func newID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// Function is a bootstrap process running against a Server.
+type Function struct {
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when the process has ended
+	err    error         // its exit, once exited is closed
+}
+
+// Run starts the bootstrap at path with env (plus AWS_LAMBDA_RUNTIME_API and
+// the variables Lambda always sets); its output goes to output.
+func (s *Server) Run(path string, env []string, output io.Writer) (*Function, error) {
+	cmd := exec.Command(path)
+	cmd.Env = append([]string{
+		"AWS_LAMBDA_RUNTIME_API=" + s.addr,
+		"AWS_LAMBDA_FUNCTION_NAME=local",
+		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
+		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=128",
+		"AWS_LAMBDA_LOG_GROUP_NAME=/aws/lambda/local",
+		"AWS_LAMBDA_LOG_STREAM_NAME=local",
+		"LAMBDA_TASK_ROOT=/var/task",
+		"TZ=:UTC",
+	}, env...)
+	cmd.Stdout, cmd.Stderr = output, output
+	if err := proc.Start(cmd); err != nil {
+		return nil, err
+	}
+	f := &Function{cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		f.err = cmd.Wait()
+		close(f.exited)
+	}()
+	return f, nil
+}
+
+// Exited is closed when the process has ended; Err then says how.
+func (f *Function) Exited() <-chan struct{} { return f.exited }
+
+// Err is the process's exit error (nil for exit status 0), once Exited is closed.
+func (f *Function) Err() error { return f.err }
+
+// Stop ends the process (SIGTERM, then SIGKILL after a second).
+func (f *Function) Stop() {
+	proc.Terminate(f.cmd)
+	select {
+	case <-f.exited:
+	case <-time.After(time.Second):
+		proc.Kill(f.cmd)
+		<-f.exited
+	}
+}

@@ -1,0 +1,375 @@
+package samtemplate
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dlclark/regexp2"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"gopkg.in/yaml.v3"
+
+	"github.com/plantstore/plantstore/internal/httpapi"
+	"github.com/plantstore/plantstore/tools/contract"
+)
+
+const templatePath = "../../template.yaml"
+
+// load reads template.yaml into plain maps and slices, with CloudFormation's
+// short-form tags turned into their long form ({"Ref": ...}, {"Fn::GetAtt": [...]}).
+func load(t *testing.T) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(templatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	v, err := convert(doc.Content[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.(map[string]any)
+}
+
+func convert(n *yaml.Node) (any, error) {
+	var v any
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := map[string]any{}
+		for i := 0; i < len(n.Content); i += 2 {
+			val, err := convert(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			m[n.Content[i].Value] = val
+		}
+		v = m
+	case yaml.SequenceNode:
+		s := []any{}
+		for _, c := range n.Content {
+			val, err := convert(c)
+			if err != nil {
+				return nil, err
+			}
+			s = append(s, val)
+		}
+		v = s
+	case yaml.ScalarNode:
+		if err := n.Decode(&v); err != nil && !strings.HasPrefix(n.Tag, "!") || n.Tag != "" && strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
+			v = n.Value
+		}
+	default:
+		return nil, fmt.Errorf("line %d: unexpected YAML node", n.Line)
+	}
+	if tag := n.Tag; strings.HasPrefix(tag, "!") && !strings.HasPrefix(tag, "!!") {
+		name := strings.TrimPrefix(tag, "!")
+		if name == "GetAtt" {
+			if s, ok := v.(string); ok {
+				parts := strings.SplitN(s, ".", 2)
+				v = []any{parts[0], parts[1]}
+			}
+		}
+		if name != "Ref" && name != "Condition" {
+			name = "Fn::" + name
+		}
+		v = map[string]any{name: v}
+	}
+	return v, nil
+}
+
+// at walks the template: at(tpl, "Resources", "PlantsApi", "Properties").
+func at(t *testing.T, v any, path ...string) any {
+	t.Helper()
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			t.Fatalf("%s: not a map at %q", strings.Join(path, "."), p)
+		}
+		if v, ok = m[p]; !ok {
+			t.Fatalf("%s: no %q", strings.Join(path, "."), p)
+		}
+	}
+	return v
+}
+
+func TestCfnLint(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("cfn-lint"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("cfn-lint is not installed")
+		}
+		t.Skip("cfn-lint is not installed (pip install cfn-lint)")
+	}
+	out, err := exec.Command("cfn-lint", templatePath).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cfn-lint: %v\n%s", err, out)
+	}
+}
+
+func TestSAMSchema(t *testing.T) {
+	t.Parallel()
+	c := jsonschema.NewCompiler()
+	c.UseRegexpEngine(ecmaRegexp) // the schema's patterns use look-ahead
+	sch, err := c.Compile(filepath.Join("testdata", "sam.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Round trip through JSON for the validator's types.
+	b, _ := json.Marshal(load(t))
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(doc); err != nil {
+		t.Errorf("template.yaml does not follow the SAM schema: %v", err)
+	}
+}
+
+type ecma regexp2.Regexp
+
+func (re *ecma) MatchString(s string) bool {
+	ok, err := (*regexp2.Regexp)(re).MatchString(s)
+	return err == nil && ok
+}
+
+func (re *ecma) String() string { return (*regexp2.Regexp)(re).String() }
+
+func ecmaRegexp(s string) (jsonschema.Regexp, error) {
+	re, err := regexp2.Compile(s, regexp2.ECMAScript)
+	return (*ecma)(re), err
+}
+
+func TestTransformAndStage(t *testing.T) {
+	t.Parallel()
+	tpl := load(t)
+	if tpl["Transform"] != "AWS::Serverless-2016-10-31" {
+		t.Errorf("Transform = %v", tpl["Transform"])
+	}
+	api := at(t, tpl, "Resources", "PlantsApi")
+	if at(t, api, "Type") != "AWS::Serverless::Api" || at(t, api, "Properties", "StageName") != "v1" {
+		t.Errorf("PlantsApi is not a REST API with stage v1")
+	}
+	if at(t, api, "Properties", "TracingEnabled") != true {
+		t.Error("X-Ray tracing is off on the API")
+	}
+	ms := at(t, api, "Properties", "MethodSettings").([]any)[0]
+	for _, k := range []string{"ThrottlingRateLimit", "ThrottlingBurstLimit"} {
+		if _, ok := ms.(map[string]any)[k]; !ok {
+			t.Errorf("stage throttling lacks %s", k)
+		}
+	}
+	format := at(t, api, "Properties", "AccessLogSetting", "Format").(string)
+	if !json.Valid([]byte(strings.NewReplacer("$context.", "").Replace(format))) {
+		t.Errorf("access log format is not JSON: %s", format)
+	}
+	if at(t, api, "Properties", "AccessLogSetting", "DestinationArn").(map[string]any)["Fn::GetAtt"] == nil {
+		t.Error("access logs go nowhere")
+	}
+	if got := at(t, tpl, "Outputs", "ApiUrl", "Value").(map[string]any)["Fn::Sub"]; got != "https://${PlantsApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/v1" {
+		t.Errorf("ApiUrl = %v", got)
+	}
+}
+
+func TestAuthorizerGuardsTheRoute(t *testing.T) {
+	t.Parallel()
+	tpl := load(t)
+	auth := at(t, tpl, "Resources", "PlantsApi", "Properties", "Auth").(map[string]any)
+	name := auth["DefaultAuthorizer"].(string)
+	a := at(t, auth, "Authorizers", name)
+	if got := at(t, a, "FunctionArn"); fmt.Sprint(got) != fmt.Sprint(map[string]any{"Fn::GetAtt": []any{"AuthorizerFunction", "Arn"}}) {
+		t.Errorf("default authorizer runs %v, want AuthorizerFunction", got)
+	}
+	if at(t, a, "FunctionPayloadType") != "TOKEN" || at(t, a, "Identity", "Header") != "Authorization" || at(t, a, "Identity", "ReauthorizeEvery") != 300 {
+		t.Errorf("authorizer %v: want TOKEN on Authorization, cached 300 s", a)
+	}
+	re := regexp.MustCompile(at(t, a, "Identity", "ValidationExpression").(string))
+	for header, want := range map[string]bool{
+		"Bearer aaa.bbb.ccc": true, "bearer aaa.bbb.ccc": true, "BEARER a-_.b_-.c=": true,
+		"Basic dXNlcjpwYXNz": false, "Bearer": false, "Bearer aaa": false, "aaa.bbb.ccc": false,
+	} {
+		if re.MatchString(header) != want {
+			t.Errorf("ValidationExpression on %q = %v, want %v", header, !want, want)
+		}
+	}
+	ev := at(t, tpl, "Resources", "CreatePlantFunction", "Properties", "Events", "CreatePlant", "Properties").(map[string]any)
+	if ev["Path"] != "/plants" || ev["Method"] != "post" || fmt.Sprint(ev["RestApiId"]) != fmt.Sprint(map[string]any{"Ref": "PlantsApi"}) {
+		t.Errorf("route %v, want POST /plants on PlantsApi", ev)
+	}
+	if _, ok := ev["Auth"]; ok {
+		t.Errorf("the route overrides the default authorizer: %v", ev["Auth"])
+	}
+}
+
+func TestGatewayResponsesAreErrors(t *testing.T) {
+	t.Parallel()
+	tpl := load(t)
+	grs := at(t, tpl, "Resources", "PlantsApi", "Properties", "GatewayResponses").(map[string]any)
+	errSchema := contract.Doc(t).Components.Schemas["Error"].Value
+	want := map[string]struct {
+		status string
+		code   int
+	}{
+		"UNAUTHORIZED":                 {"401", httpapi.CodeUnauthorized},
+		"ACCESS_DENIED":                {"403", httpapi.CodeForbidden},
+		"MISSING_AUTHENTICATION_TOKEN": {"404", httpapi.CodeNotFound},
+		"THROTTLED":                    {"429", 42900},
+		"REQUEST_TOO_LARGE":            {"400", httpapi.CodeTooLarge},
+		"DEFAULT_4XX":                  {"", 40000},
+		"DEFAULT_5XX":                  {"", httpapi.CodeInternal},
+	}
+	for name, w := range want {
+		gr, ok := grs[name].(map[string]any)
+		if !ok {
+			t.Errorf("no gateway response %s", name)
+			continue
+		}
+		if got, _ := gr["StatusCode"].(string); got != w.status {
+			t.Errorf("%s: StatusCode %q, want %q", name, got, w.status)
+		}
+		body := at(t, gr, "ResponseTemplates", "application/json").(string)
+		var v map[string]any
+		if err := json.Unmarshal([]byte(body), &v); err != nil {
+			t.Errorf("%s: body %s is not JSON", name, body)
+			continue
+		}
+		if err := errSchema.VisitJSON(v); err != nil || v["error"] != float64(w.code) {
+			t.Errorf("%s: body %s, want an Error with code %d (%v)", name, body, w.code, err)
+		}
+		headers := at(t, gr, "ResponseParameters", "Headers").(map[string]any)
+		if headers["Cache-Control"] != "'no-store'" || headers["X-Content-Type-Options"] != "'nosniff'" {
+			t.Errorf("%s: headers %v", name, headers)
+		}
+	}
+	if h := at(t, grs, "UNAUTHORIZED", "ResponseParameters", "Headers", "WWW-Authenticate"); h != "'Bearer'" {
+		t.Errorf("401 WWW-Authenticate = %v", h)
+	}
+}
+
+func TestFunctions(t *testing.T) {
+	t.Parallel()
+	tpl := load(t)
+	globals := at(t, tpl, "Globals", "Function").(map[string]any)
+	if globals["Runtime"] != "provided.al2023" || fmt.Sprint(globals["Architectures"]) != "[arm64]" || globals["Handler"] != "bootstrap" || globals["Tracing"] != "Active" {
+		t.Errorf("Globals.Function = %v", globals)
+	}
+	for _, fn := range []string{"CreatePlantFunction", "AuthorizerFunction"} {
+		r := at(t, tpl, "Resources", fn).(map[string]any)
+		if at(t, r, "Metadata", "BuildMethod") != "makefile" {
+			t.Errorf("%s is not built by the Makefile", fn)
+		}
+		p := r["Properties"].(map[string]any)
+		for _, k := range []string{"Runtime", "Architectures", "Handler"} {
+			if _, ok := p[k]; ok {
+				t.Errorf("%s overrides Globals.%s", fn, k)
+			}
+		}
+		if to, _ := p["Timeout"].(int); to < 1 || to > 10 {
+			t.Errorf("%s Timeout = %v, want a short one", fn, p["Timeout"])
+		}
+		if at(t, p, "LoggingConfig", "LogFormat") != "JSON" {
+			t.Errorf("%s does not log JSON", fn)
+		}
+		lg := at(t, p, "LoggingConfig", "LogGroup").(map[string]any)["Ref"].(string)
+		if at(t, tpl, "Resources", lg, "Properties", "RetentionInDays") == nil {
+			t.Errorf("%s log group has no retention", fn)
+		}
+	}
+	if _, ok := at(t, tpl, "Resources", "AuthorizerFunction", "Properties").(map[string]any)["Policies"]; ok {
+		t.Error("the authorizer has policies; it needs no data access")
+	}
+}
+
+// createplant may PutItem and GetItem on the table and nothing else.
+func TestLeastPrivilege(t *testing.T) {
+	t.Parallel()
+	tpl := load(t)
+	policies := at(t, tpl, "Resources", "CreatePlantFunction", "Properties", "Policies").([]any)
+	if len(policies) != 1 {
+		t.Fatalf("%d policies, want one inline statement", len(policies))
+	}
+	stmts, ok := at(t, policies[0], "Statement").([]any)
+	if !ok || len(stmts) != 1 {
+		t.Fatalf("policy %v: want exactly one statement (no SAM policy templates such as DynamoDBCrudPolicy)", policies[0])
+	}
+	st := stmts[0].(map[string]any)
+	var actions []string
+	for _, a := range st["Action"].([]any) {
+		actions = append(actions, a.(string))
+	}
+	slices.Sort(actions)
+	if st["Effect"] != "Allow" || !slices.Equal(actions, []string{"dynamodb:GetItem", "dynamodb:PutItem"}) {
+		t.Errorf("statement %v, want Allow of dynamodb:GetItem and dynamodb:PutItem only", st)
+	}
+	if fmt.Sprint(st["Resource"]) != fmt.Sprint(map[string]any{"Fn::GetAtt": []any{"PlantsTable", "Arn"}}) {
+		t.Errorf("resource %v, want the table's ARN only (no index, no wildcard)", st["Resource"])
+	}
+}
+
+func TestTable(t *testing.T) {
+	t.Parallel()
+	tpl := load(t)
+	tbl := at(t, tpl, "Resources", "PlantsTable").(map[string]any)
+	if tbl["Type"] != "AWS::DynamoDB::Table" || tbl["DeletionPolicy"] != "Retain" || tbl["UpdateReplacePolicy"] != "Retain" {
+		t.Errorf("PlantsTable %v: want a DynamoDB table retained on delete and replace", tbl["Type"])
+	}
+	p := tbl["Properties"].(map[string]any)
+	if p["BillingMode"] != "PAY_PER_REQUEST" {
+		t.Error("the table is not on demand")
+	}
+	if fmt.Sprint(p["KeySchema"]) != "[map[AttributeName:id KeyType:HASH]]" || fmt.Sprint(p["AttributeDefinitions"]) != "[map[AttributeName:id AttributeType:N]]" {
+		t.Errorf("keys %v %v, want partition key id (N)", p["KeySchema"], p["AttributeDefinitions"])
+	}
+	if at(t, p, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled") != true || at(t, p, "SSESpecification", "SSEEnabled") != true {
+		t.Error("point-in-time recovery or encryption at rest is off")
+	}
+}
+
+func TestCognitoWhenNoIssuer(t *testing.T) {
+	t.Parallel()
+	tpl := load(t)
+	for _, r := range []string{"UserPool", "UserPoolResourceServer", "UserPoolDomain", "UserPoolClient"} {
+		if at(t, tpl, "Resources", r, "Condition") != "UseCognito" {
+			t.Errorf("%s is not conditional on UseCognito", r)
+		}
+	}
+	client := at(t, tpl, "Resources", "UserPoolClient", "Properties")
+	if fmt.Sprint(at(t, client, "AllowedOAuthFlows")) != "[client_credentials]" || fmt.Sprint(at(t, client, "AllowedOAuthScopes")) != "[plants/write]" {
+		t.Errorf("app client %v", client)
+	}
+	env := at(t, tpl, "Resources", "AuthorizerFunction", "Properties", "Environment", "Variables").(map[string]any)
+	for _, k := range []string{"AUTH_ISSUER", "AUTH_AUDIENCE", "AUTH_JWKS_URL", "AUTH_REQUIRED_SCOPE"} {
+		if _, ok := env[k].(map[string]any)["Fn::If"]; !ok {
+			t.Errorf("%s does not choose between Cognito and the parameters", k)
+		}
+	}
+	for _, o := range []string{"TokenEndpoint", "ClientId", "TableName", "ApiUrl"} {
+		at(t, tpl, "Outputs", o)
+	}
+}
+
+func TestAlarms(t *testing.T) {
+	t.Parallel()
+	tpl := load(t)
+	seen := map[string]bool{}
+	for _, r := range at(t, tpl, "Resources").(map[string]any) {
+		r := r.(map[string]any)
+		if r["Type"] == "AWS::CloudWatch::Alarm" {
+			p := r["Properties"].(map[string]any)
+			seen[p["Namespace"].(string)+"/"+p["MetricName"].(string)] = true
+		}
+	}
+	for _, m := range []string{"AWS/ApiGateway/5XXError", "AWS/Lambda/Errors", "AWS/Lambda/Throttles", "AWS/DynamoDB/SystemErrors"} {
+		if !seen[m] {
+			t.Errorf("no alarm on %s", m)
+		}
+	}
+}
