@@ -28,7 +28,8 @@ LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags='-s -w'
 HOSTARCH       = $(shell $(GO) env GOHOSTARCH)
 FUNCTIONS     := CreatePlantFunction AuthorizerFunction
 FUNCTION      ?= CreatePlantFunction
-EVENT         ?= events/createplant-valid.json
+EVENT         ?= $(if $(filter AuthorizerFunction,$(FUNCTION)),events/authorizer-valid.json,events/createplant-valid.json)
+ENV_VARS      ?= events/env.json
 
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./functions/createplant:FuzzProxyEvent
@@ -81,9 +82,10 @@ build: ## both bootstraps into bin/<arch>/<function>/bootstrap (arm64, or GOARCH
 	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(LAMBDA_ARCH)/$$f GOARCH=$(LAMBDA_ARCH); done
 	@ls -l bin/$(LAMBDA_ARCH)/*/bootstrap
 
-invoke: node_modules ## run FUNCTION's real bootstrap on EVENT like sam local invoke, without Docker
-	@$(MAKE) --no-print-directory build-$(FUNCTION) ARTIFACTS_DIR=bin/$(HOSTARCH)/$(FUNCTION) GOARCH=$(HOSTARCH)
-	@$(GO) run ./tools/cmd/invoke -function $(FUNCTION) -bootstrap bin/$(HOSTARCH)/$(FUNCTION)/bootstrap -event $(EVENT) -env events/env.json
+invoke: node_modules ## FUNCTION's real bootstrap on EVENT like sam local invoke, no Docker (ENV_VARS=file, default events/env.json); the answer alone on stdout
+	@$(if $(filter $(FUNCTION),$(FUNCTIONS)),,echo "invoke: FUNCTION=$(FUNCTION) is not a function of template.yaml; choose one of: $(FUNCTIONS)" >&2; exit 2)
+	@$(MAKE) --no-print-directory build-$(FUNCTION) ARTIFACTS_DIR=bin/$(HOSTARCH)/$(FUNCTION) GOARCH=$(HOSTARCH) >&2
+	@$(GO) run ./tools/cmd/invoke -function $(FUNCTION) -bootstrap bin/$(HOSTARCH)/$(FUNCTION)/bootstrap -event $(EVENT) -env $(ENV_VARS)
 
 moto: ## moto_server for the tests (on the machine image; pip elsewhere)
 	@command -v moto_server >/dev/null || python3 -m pip install --quiet 'moto[server]'
@@ -91,7 +93,8 @@ moto: ## moto_server for the tests (on the machine image; pip elsewhere)
 node_modules: node_modules/.bin/dynalite
 
 node_modules/.bin/dynalite: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	@echo "npm ci (dynalite, the DynamoDB emulator for tests)" >&2
+	@npm ci --no-audit --no-fund --loglevel=error >&2
 	@touch $@
 
 smoke: ## black-box check of a running API: make smoke URL=... TOKEN=...
@@ -112,6 +115,7 @@ load: node_modules ## drive the local API hard (embedded, DynamoDB mode, and a S
 
 bench: node_modules moto ## the benchmarks behind the performance figures (docs/performance.md)
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./internal/httpapi ./internal/auth ./functions/createplant
+	$(GO) test -run '^$$' -bench . -count 2 ./internal/boltstore
 	$(GO) run ./tools/cmd/bench
 
 tools: $(TOOLS)/staticcheck $(TOOLS)/gosec

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -65,9 +66,13 @@ func TestSecondOpenFailsWhileLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if s2, err := boltstore.Open(path, time.Now); err == nil {
+	s2, err := boltstore.Open(path, time.Now)
+	if err == nil {
 		s2.Close()
 		t.Fatal("second Open of a locked file succeeded")
+	}
+	if !strings.Contains(err.Error(), "another process holds the file") {
+		t.Errorf("second Open: %v; want it to say that another process holds the file", err)
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 
 	"github.com/dlclark/regexp2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"gopkg.in/yaml.v3"
 
 	"github.com/plantstore/plantstore/internal/httpapi"
 	"github.com/plantstore/plantstore/tools/contract"
@@ -21,69 +20,14 @@ import (
 
 const templatePath = "../../template.yaml"
 
-// load reads template.yaml into plain maps and slices, with CloudFormation's
-// short-form tags turned into their long form ({"Ref": ...}, {"Fn::GetAtt": [...]}).
+// load reads template.yaml in long form (see Parse).
 func load(t *testing.T) map[string]any {
 	t.Helper()
-	raw, err := os.ReadFile(templatePath)
+	tpl, err := Load(templatePath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	v, err := convert(doc.Content[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v.(map[string]any)
-}
-
-func convert(n *yaml.Node) (any, error) {
-	var v any
-	switch n.Kind {
-	case yaml.MappingNode:
-		m := map[string]any{}
-		for i := 0; i < len(n.Content); i += 2 {
-			val, err := convert(n.Content[i+1])
-			if err != nil {
-				return nil, err
-			}
-			m[n.Content[i].Value] = val
-		}
-		v = m
-	case yaml.SequenceNode:
-		s := []any{}
-		for _, c := range n.Content {
-			val, err := convert(c)
-			if err != nil {
-				return nil, err
-			}
-			s = append(s, val)
-		}
-		v = s
-	case yaml.ScalarNode:
-		if err := n.Decode(&v); err != nil && !strings.HasPrefix(n.Tag, "!") || n.Tag != "" && strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
-			v = n.Value
-		}
-	default:
-		return nil, fmt.Errorf("line %d: unexpected YAML node", n.Line)
-	}
-	if tag := n.Tag; strings.HasPrefix(tag, "!") && !strings.HasPrefix(tag, "!!") {
-		name := strings.TrimPrefix(tag, "!")
-		if name == "GetAtt" {
-			if s, ok := v.(string); ok {
-				parts := strings.SplitN(s, ".", 2)
-				v = []any{parts[0], parts[1]}
-			}
-		}
-		if name != "Ref" && name != "Condition" {
-			name = "Fn::" + name
-		}
-		v = map[string]any{name: v}
-	}
-	return v, nil
+	return tpl.Doc
 }
 
 // at walks the template: at(tpl, "Resources", "PlantsApi", "Properties").

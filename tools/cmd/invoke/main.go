@@ -3,11 +3,15 @@
 // event to the binary and prints what it answered. `make invoke` builds the
 // binary for this machine and calls it.
 //
-// The function's environment is its entry in the -env file (SAM's
-// --env-vars format), where the process environment does not set the same
-// variable. CreatePlantFunction without AWS_ENDPOINT_URL_DYNAMODB gets a
-// dynalite keeping its data in -data (.plantstore/dynalite), with the table
-// and the fixtures' seed plant (id 100) in it.
+// The function's environment is what SAM CLI would give it
+// (samtemplate.ResolveEnv): only the variables template.yaml declares for it,
+// each from the template, the shell, the -env file's "Parameters" and its
+// entry for the function, in rising priority; region and credentials from the
+// AWS variables of the shell or SAM's placeholders. So a fixture that passes
+// here passes under `sam local invoke --env-vars` with the same file.
+// CreatePlantFunction whose resolved AWS_ENDPOINT_URL_DYNAMODB is empty gets
+// a dynalite keeping its data in -data (.plantstore/dynalite), with the table
+// and the fixtures' seed plant (id 100) in it, as if the env file named it.
 package main
 
 import (
@@ -19,7 +23,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"time"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
@@ -28,26 +31,29 @@ import (
 	"github.com/plantstore/plantstore/tools/fixtures"
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
+	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 func main() {
 	defer proc.StopAll() // children still running on an orderly exit (see package proc)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "invoke:", err)
 		proc.StopAll()
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
+	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	function := fs.String("function", "", "logical ID in template.yaml (CreatePlantFunction, AuthorizerFunction)")
 	bootstrap := fs.String("bootstrap", "", "path of the function's bootstrap binary")
 	eventPath := fs.String("event", "", "event file, e.g. events/createplant-valid.json")
 	envPath := fs.String("env", "events/env.json", "environment per function, in SAM's --env-vars format")
+	templatePath := fs.String("template", "template.yaml", "the SAM template that declares the function")
 	timeout := fs.Duration("timeout", 10*time.Second, "the function's timeout")
 	dataDir := fs.String("data", ".plantstore/dynalite", "where the local dynalite keeps its data")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -61,20 +67,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	env, err := functionEnv(*envPath, *function, getenv)
+	tpl, err := samtemplate.Load(*templatePath)
 	if err != nil {
 		return err
 	}
-	if *function == "CreatePlantFunction" && getenv("AWS_ENDPOINT_URL_DYNAMODB") == "" {
+	file, err := samtemplate.ReadEnvFile(*envPath)
+	if err != nil {
+		return err
+	}
+	env, err := tpl.ResolveEnv(*function, lookupEnv, file, samtemplate.SessionFromEnv(getenv))
+	if err != nil {
+		return err
+	}
+	if *function == "CreatePlantFunction" && env["AWS_ENDPOINT_URL_DYNAMODB"] == "" {
 		srv, err := localTable(ctx, *dataDir, env["TABLE_NAME"], stderr)
 		if err != nil {
 			return err
 		}
 		defer srv.Stop()
-		for _, kv := range srv.Env() {
-			k, v, _ := strings.Cut(kv, "=")
-			env[k] = v
-		}
+		env["AWS_ENDPOINT_URL_DYNAMODB"] = srv.URL
 	}
 
 	rt, err := runtimeapi.Start()
@@ -123,32 +134,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		_, err := fmt.Fprintf(stdout, "%s\n", out)
 		return err
 	}
-}
-
-// functionEnv is the function's entry of the env file; a variable set in
-// this process's environment wins, and AWS_* variables pass through.
-func functionEnv(path, function string, getenv func(string) string) (map[string]string, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var all map[string]map[string]string
-	if err := json.Unmarshal(raw, &all); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	env := map[string]string{}
-	for k, v := range all[function] {
-		env[k] = v
-		if own := getenv(k); own != "" {
-			env[k] = own
-		}
-	}
-	for _, k := range []string{"AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_DYNAMODB", "LOG_LEVEL"} {
-		if v := getenv(k); v != "" {
-			env[k] = v
-		}
-	}
-	return env, nil
 }
 
 // localTable starts a dynalite that keeps its data in .plantstore/dynalite,

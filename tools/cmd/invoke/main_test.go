@@ -17,12 +17,20 @@ func TestMain(m *testing.M) {
 	emulator.Main(m, bootstraps.Cleanup)
 }
 
-func invoke(t *testing.T, function, event string, env map[string]string, extra ...string) (map[string]any, string) {
+var root = filepath.Join("..", "..", "..")
+
+// invoke runs the tool with the shell environment shell and the env file
+// envFile (events/env.json when empty).
+func invoke(t *testing.T, function, event string, shell map[string]string, envFile string, extra ...string) (map[string]any, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
+	if envFile == "" {
+		envFile = filepath.Join(root, "events", "env.json")
+	}
 	args := append([]string{"invoke", "-function", function, "-bootstrap", bootstraps.Bootstrap(t, function),
-		"-event", filepath.Join("..", "..", "..", "events", event), "-env", filepath.Join("..", "..", "..", "events", "env.json")}, extra...)
-	if err := run(context.Background(), args, func(k string) string { return env[k] }, &stdout, &stderr); err != nil {
+		"-event", filepath.Join(root, "events", event), "-env", envFile, "-template", filepath.Join(root, "template.yaml")}, extra...)
+	lookup := func(k string) (string, bool) { v, ok := shell[k]; return v, ok }
+	if err := run(context.Background(), args, lookup, &stdout, &stderr); err != nil {
 		t.Fatalf("%s %s: %v\n%s", function, event, err, stderr.String())
 	}
 	var out map[string]any
@@ -34,11 +42,11 @@ func invoke(t *testing.T, function, event string, env map[string]string, extra .
 
 func TestInvokeAuthorizer(t *testing.T) {
 	t.Parallel()
-	allow, _ := invoke(t, "AuthorizerFunction", "authorizer-valid.json", nil)
+	allow, _ := invoke(t, "AuthorizerFunction", "authorizer-valid.json", nil, "")
 	if allow["principalId"] != "fixture-client" {
 		t.Errorf("valid token: %v", allow)
 	}
-	denied, _ := invoke(t, "AuthorizerFunction", "authorizer-expired.json", nil)
+	denied, _ := invoke(t, "AuthorizerFunction", "authorizer-expired.json", nil, "")
 	if denied["errorMessage"] != "Unauthorized" {
 		t.Errorf("expired token: %v, want the error Unauthorized", denied)
 	}
@@ -48,7 +56,7 @@ func TestInvokeAuthorizer(t *testing.T) {
 // and kept in -data across invocations.
 func TestInvokeCreatePlantWithLocalTable(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat(filepath.Join("..", "..", "node_modules", ".bin", "dynalite")); err != nil {
+	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
 		emulator.Dynalite(t) // skips, or fails under CI, with the reason
 	}
 	data := filepath.Join(t.TempDir(), "dynalite")
@@ -57,25 +65,40 @@ func TestInvokeCreatePlantWithLocalTable(t *testing.T) {
 		{"createplant-valid.json", `{"name":"Fern"}`},
 		{"createplant-conflict.json", `"error":40009`},
 	} {
-		out, log := invoke(t, "CreatePlantFunction", step.event, nil, "-data", data)
+		out, log := invoke(t, "CreatePlantFunction", step.event, nil, "", "-data", data)
 		if body, _ := out["body"].(string); !strings.Contains(body, step.want) {
 			t.Errorf("%s: body %q, want %s\n%s", step.event, body, step.want, log)
 		}
 	}
 }
 
-// With AWS_ENDPOINT_URL_DYNAMODB set, the function uses that server.
+// An env file that names an endpoint points the function at that server, as
+// a second --env-vars file does under sam local invoke. The same names set in
+// the shell lose to the file, as under SAM.
 func TestInvokeCreatePlantOnGivenEndpoint(t *testing.T) {
 	t.Parallel()
 	srv := emulator.Moto(t)
 	table := emulator.NewTable(t, srv)
-	env := map[string]string{"TABLE_NAME": table}
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
+	envFile := filepath.Join(t.TempDir(), "env.json")
+	raw, _ := json.Marshal(map[string]map[string]string{"CreatePlantFunction": {"TABLE_NAME": table, "AWS_ENDPOINT_URL_DYNAMODB": srv.URL}})
+	if err := os.WriteFile(envFile, raw, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	out, log := invoke(t, "CreatePlantFunction", "createplant-with-tag.json", env)
+	shell := map[string]string{"TABLE_NAME": "not-this-one", "AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:1"}
+	out, log := invoke(t, "CreatePlantFunction", "createplant-with-tag.json", shell, envFile)
 	if out["statusCode"] != float64(200) {
 		t.Errorf("got %v\n%s", out, log)
+	}
+}
+
+// An unknown FUNCTION is refused with the names that exist.
+func TestInvokeUnknownFunctionListsTheFunctions(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	args := []string{"invoke", "-function", "NoSuchFunction", "-bootstrap", "/nonexistent", "-event", filepath.Join(root, "events", "createplant-valid.json"),
+		"-env", filepath.Join(root, "events", "env.json"), "-template", filepath.Join(root, "template.yaml")}
+	err := run(context.Background(), args, func(string) (string, bool) { return "", false }, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "AuthorizerFunction") || !strings.Contains(err.Error(), "CreatePlantFunction") {
+		t.Errorf("err = %v, want one that lists the template's functions", err)
 	}
 }

@@ -1,0 +1,146 @@
+package samtemplate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"strconv"
+)
+
+// EnvFile is an --env-vars file: {"Parameters": {...}, "<LogicalId>": {...}}.
+type EnvFile map[string]map[string]any
+
+// ReadEnvFile reads an --env-vars file. As in SAM CLI, every top-level value
+// must be an object.
+func ReadEnvFile(path string) (EnvFile, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers reach the function as written
+	var top map[string]any
+	if err := dec.Decode(&top); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	f := EnvFile{}
+	for k, v := range top {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: environment variables %v in incorrect format (each entry must be an object)", path, v)
+		}
+		f[k] = m
+	}
+	return f, nil
+}
+
+// Session is what SAM CLI takes from the caller's AWS session: region and
+// credentials. Empty fields get SAM's placeholders.
+type Session struct {
+	Region, AccessKeyID, SecretAccessKey, SessionToken string
+}
+
+// SessionFromEnv reads the session from the standard AWS variables, as the
+// session of SAM CLI (boto3) does when they are set.
+func SessionFromEnv(getenv func(string) string) Session {
+	region := getenv("AWS_REGION")
+	if region == "" {
+		region = getenv("AWS_DEFAULT_REGION")
+	}
+	return Session{Region: region, AccessKeyID: getenv("AWS_ACCESS_KEY_ID"),
+		SecretAccessKey: getenv("AWS_SECRET_ACCESS_KEY"), SessionToken: getenv("AWS_SESSION_TOKEN")}
+}
+
+// Declared returns the environment variables that the template declares
+// for function, with their template values (Globals.Function's first, the
+// function's own over them, as the SAM translator merges them).
+func (t *Template) Declared(function string) (map[string]any, error) {
+	if r := t.Map("Resources", function); r == nil || r["Type"] != "AWS::Serverless::Function" {
+		return nil, fmt.Errorf("template has no function %q (it has %v)", function, t.Functions())
+	}
+	vars := map[string]any{}
+	maps.Copy(vars, t.Map("Globals", "Function", "Environment", "Variables"))
+	maps.Copy(vars, t.Map("Resources", function, "Properties", "Environment", "Variables"))
+	return vars, nil
+}
+
+// ResolveEnv is the environment that SAM CLI gives function under `sam local
+// invoke` and `sam local start-api` (EnvironmentVariables.resolve in
+// samcli/local/lambdafn/env_vars.py, with the overrides of _make_env_vars in
+// samcli/commands/local/lib/local_lambda.py):
+//
+//   - first the AWS variables: region and credentials from the session (SAM's
+//     placeholders us-east-1, defaultkey, defaultsecret where it has none),
+//     AWS_SAM_LOCAL and the function's AWS_LAMBDA_* settings;
+//   - then, for each variable the template declares and for no other name:
+//     the template's value, replaced by the shell's value of that name,
+//     replaced by the env file's "Parameters" entry, replaced by the env
+//     file's entry for the function (by logical ID); every value stringified
+//     (see Stringify).
+//
+// Nothing undeclared reaches the function, from the shell or the file.
+func (t *Template) ResolveEnv(function string, shell func(string) (string, bool), file EnvFile, session Session) (map[string]string, error) {
+	declared, err := t.Declared(function)
+	if err != nil {
+		return nil, err
+	}
+	props := t.Map("Resources", function, "Properties")
+	memory := t.functionSetting(props, "MemorySize", "128")
+	timeout := t.functionSetting(props, "Timeout", "3")
+	handler := t.functionSetting(props, "Handler", "")
+	env := map[string]string{
+		"AWS_SAM_LOCAL":                   "true",
+		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": memory,
+		"AWS_LAMBDA_FUNCTION_TIMEOUT":     timeout,
+		"AWS_LAMBDA_FUNCTION_HANDLER":     handler,
+		"AWS_LAMBDA_FUNCTION_NAME":        function,
+		"AWS_LAMBDA_FUNCTION_VERSION":     "$LATEST",
+		"AWS_LAMBDA_LOG_GROUP_NAME":       "aws/lambda/" + function,
+		"AWS_LAMBDA_LOG_STREAM_NAME":      "$LATEST",
+		"AWS_REGION":                      or(session.Region, "us-east-1"),
+		"AWS_DEFAULT_REGION":              or(session.Region, "us-east-1"),
+		"AWS_ACCESS_KEY_ID":               or(session.AccessKeyID, "defaultkey"),
+		"AWS_SECRET_ACCESS_KEY":           or(session.SecretAccessKey, "defaultsecret"),
+		"AWS_ACCOUNT_ID":                  "123456789012",
+	}
+	if session.SessionToken != "" {
+		env["AWS_SESSION_TOKEN"] = session.SessionToken
+	}
+	overrides := map[string]any{}
+	maps.Copy(overrides, file["Parameters"])
+	maps.Copy(overrides, file[function])
+	for name, value := range declared {
+		if v, ok := shell(name); ok {
+			value = v
+		}
+		if v, ok := overrides[name]; ok {
+			value = v
+		}
+		env[name] = Stringify(value)
+	}
+	return env, nil
+}
+
+// functionSetting is a function property, else Globals.Function's, else def.
+func (t *Template) functionSetting(props map[string]any, key, def string) string {
+	v, ok := props[key]
+	if !ok {
+		v, ok = t.Map("Globals", "Function")[key]
+	}
+	if !ok {
+		return def
+	}
+	if n, err := t.Number(v); err == nil {
+		return strconv.FormatFloat(n, 'f', -1, 64)
+	}
+	return Stringify(v)
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
