@@ -111,11 +111,16 @@ func TestTransformAndStage(t *testing.T) {
 			t.Errorf("stage throttling lacks %s", k)
 		}
 	}
-	format := at(t, api, "Properties", "AccessLogSetting", "Format").(string)
+	// Access logs only when the parameter says the account has (or gets) its role.
+	choice, _ := at(t, api, "Properties", "AccessLogSetting", "Fn::If").([]any)
+	if len(choice) != 3 || choice[0] != "AccessLogsOn" || fmt.Sprint(choice[2]) != "map[Ref:AWS::NoValue]" {
+		t.Fatalf("AccessLogSetting = %v, want !If [AccessLogsOn, {...}, !Ref AWS::NoValue]", choice)
+	}
+	format := at(t, choice[1], "Format").(string)
 	if !json.Valid([]byte(strings.NewReplacer("$context.", "").Replace(format))) {
 		t.Errorf("access log format is not JSON: %s", format)
 	}
-	if at(t, api, "Properties", "AccessLogSetting", "DestinationArn").(map[string]any)["Fn::GetAtt"] == nil {
+	if at(t, choice[1], "DestinationArn").(map[string]any)["Fn::GetAtt"] == nil {
 		t.Error("access logs go nowhere")
 	}
 	if got := at(t, tpl, "Outputs", "ApiUrl", "Value").(map[string]any)["Fn::Sub"]; got != "https://${PlantsApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/v1" {
@@ -308,12 +313,34 @@ func TestAlarms(t *testing.T) {
 		r := r.(map[string]any)
 		if r["Type"] == "AWS::CloudWatch::Alarm" {
 			p := r["Properties"].(map[string]any)
-			seen[p["Namespace"].(string)+"/"+p["MetricName"].(string)] = true
+			ns, ok := p["Namespace"].(string)
+			if !ok {
+				ns = "custom"
+			}
+			var dims []string
+			for _, d := range asSlice(p["Dimensions"]) {
+				dims = append(dims, fmt.Sprint(d.(map[string]any)["Value"]))
+			}
+			seen[ns+"/"+p["MetricName"].(string)+fmt.Sprint(dims)] = true
 		}
 	}
-	for _, m := range []string{"AWS/ApiGateway/5XXError", "AWS/Lambda/Errors", "AWS/Lambda/Throttles", "AWS/DynamoDB/SystemErrors"} {
+	for _, m := range []string{
+		"AWS/ApiGateway/5XXError[map[Fn::Sub:${AWS::StackName}-plants] v1]", // AUTHORIZER_FAILURE and every other 5xx
+		"AWS/Lambda/Errors[map[Ref:CreatePlantFunction]]",                   // createplant answers every failure itself
+		"AWS/Lambda/Throttles[map[Ref:CreatePlantFunction]]",                //
+		"AWS/Lambda/Throttles[map[Ref:AuthorizerFunction]]",                 //
+		"custom/AuthorizerErrorLogs[]",                                      // the authorizer's ERROR log lines
+		"AWS/DynamoDB/SystemErrors[map[Ref:PlantsTable] PutItem]",           //
+	} {
 		if !seen[m] {
-			t.Errorf("no alarm on %s", m)
+			t.Errorf("no alarm on %s (alarms: %v)", m, seen)
 		}
+	}
+	// "Unauthorized" is how the authorizer refuses a token, and Lambda counts
+	// it in Errors: an alarm there fires on every bad token.
+	if seen["AWS/Lambda/Errors[map[Ref:AuthorizerFunction]]"] {
+		t.Error("an alarm watches the authorizer's Errors, which every refused token raises")
 	}
 }
+
+func asSlice(v any) []any { s, _ := v.([]any); return s }

@@ -1,0 +1,193 @@
+package samtemplate
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// translateScript runs the SAM translator (aws-sam-translator, the library
+// behind `sam deploy`'s transform and cfn-lint's SAM support) on the template,
+// as CloudFormation's AWS::Serverless-2016-10-31 transform would after `sam
+// package` has replaced CodeUri with an S3 location.
+const translateScript = `
+import json, sys
+from samtranslator.translator.transform import transform
+from samtranslator.yaml_helper import yaml_parse
+class NoManagedPolicies:
+    def load(self): return {}
+tpl = yaml_parse(open(sys.argv[1]).read())
+tpl.setdefault("Globals", {}).setdefault("Function", {})["CodeUri"] = "s3://bucket/key"
+json.dump(transform(tpl, {}, NoManagedPolicies()), sys.stdout, default=str)
+`
+
+// translate returns the CloudFormation template that the SAM translator makes
+// of template.yaml. It needs python3 with aws-sam-translator (on the CI image,
+// with cfn-lint); it skips without it, except under CI=true.
+func translate(t *testing.T) *Template {
+	t.Helper()
+	cmd := exec.Command("python3", "-c", translateScript, templatePath)
+	cmd.Env = append(os.Environ(), "AWS_DEFAULT_REGION=us-east-1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if os.Getenv("CI") != "true" && strings.Contains(stderr.String(), "No module named 'samtranslator'") {
+			t.Skip("aws-sam-translator is not installed (pip install aws-sam-translator)")
+		}
+		t.Fatalf("SAM translator: %v\n%s", err, stderr.String())
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("translator output: %v", err)
+	}
+	return &Template{Doc: doc}
+}
+
+func TestTranslated(t *testing.T) {
+	t.Parallel()
+	cfn := translate(t)
+	stages := cfn.Resources("AWS::ApiGateway::Stage")
+	if len(stages) != 1 {
+		t.Fatalf("stages %v, want one", stages)
+	}
+	stage := cfn.Map("Resources", stages[0], "Properties")
+
+	t.Run("the stage waits for the account setting", func(t *testing.T) {
+		// Stage -> (Ref) RestApi -> DependsOn ApiGatewayAccountReady ->
+		// (Ref in its Metadata, when the stack sets it) ApiGatewayAccount.
+		if fmt.Sprint(stage["RestApiId"]) != "map[Ref:PlantsApi]" || stage["StageName"] != "v1" {
+			t.Fatalf("stage %v is not PlantsApi's v1", stage)
+		}
+		deps := cfn.Get("Resources", "PlantsApi", "DependsOn")
+		if !slices.Contains(strings.Fields(strings.Trim(fmt.Sprint(deps), "[]")), "ApiGatewayAccountReady") {
+			t.Errorf("PlantsApi DependsOn = %v, want ApiGatewayAccountReady", deps)
+		}
+		meta := fmt.Sprint(cfn.Get("Resources", "ApiGatewayAccountReady", "Metadata"))
+		if !strings.Contains(meta, "CreateApiGatewayAccount") || !strings.Contains(meta, "map[Ref:ApiGatewayAccount]") {
+			t.Errorf("ApiGatewayAccountReady Metadata = %s, want !If [CreateApiGatewayAccount, !Ref ApiGatewayAccount, ...]", meta)
+		}
+		for _, id := range []string{"ApiGatewayAccount", "ApiGatewayCloudWatchRole"} {
+			r := cfn.Map("Resources", id)
+			if r["Condition"] != "CreateApiGatewayAccount" || r["DeletionPolicy"] != "Retain" || r["UpdateReplacePolicy"] != "Retain" {
+				t.Errorf("%s: Condition %v, DeletionPolicy %v, UpdateReplacePolicy %v; want the condition and Retain", id, r["Condition"], r["DeletionPolicy"], r["UpdateReplacePolicy"])
+			}
+		}
+		if d := cfn.Get("Parameters", "ApiAccessLogs", "Default"); d != "off" {
+			t.Errorf("ApiAccessLogs defaults to %v; the default must need and touch no account setting", d)
+		}
+		if !strings.Contains(fmt.Sprint(stage["AccessLogSetting"]), "Fn::If:[AccessLogsOn") {
+			t.Errorf("AccessLogSetting = %v, want it only with AccessLogsOn", stage["AccessLogSetting"])
+		}
+	})
+
+	t.Run("throttling", func(t *testing.T) {
+		ms := asSlice(stage["MethodSettings"])
+		if len(ms) != 1 || fmt.Sprint(ms[0].(map[string]any)["ThrottlingRateLimit"]) != "map[Ref:ThrottlingRateLimit]" {
+			t.Errorf("MethodSettings = %v", ms)
+		}
+	})
+
+	body := cfn.Map("Resources", "PlantsApi", "Properties", "Body")
+	t.Run("the authorizer guards the route", func(t *testing.T) {
+		scheme, _ := body["components"].(map[string]any)["securitySchemes"].(map[string]any)["TokenAuthorizer"].(map[string]any)
+		az, _ := scheme["x-amazon-apigateway-authorizer"].(map[string]any)
+		if scheme["in"] != "header" || scheme["name"] != "Authorization" || az["type"] != "token" {
+			t.Errorf("TokenAuthorizer = %v, want a token authorizer on the Authorization header", scheme)
+		}
+		if ttl := az["authorizerResultTtlInSeconds"]; ttl != float64(300) {
+			t.Errorf("authorizer cache TTL = %v, want 300 (docs/security.md gives the figures)", ttl)
+		}
+		if !strings.HasPrefix(fmt.Sprint(az["identityValidationExpression"]), "^[Bb][Ee][Aa][Rr][Ee][Rr]") {
+			t.Errorf("identityValidationExpression = %v", az["identityValidationExpression"])
+		}
+		post, _ := body["paths"].(map[string]any)["/plants"].(map[string]any)["post"].(map[string]any)
+		if fmt.Sprint(post["security"]) != "[map[TokenAuthorizer:[]]]" {
+			t.Errorf("POST /plants security = %v", post["security"])
+		}
+		integ, _ := post["x-amazon-apigateway-integration"].(map[string]any)
+		if integ["type"] != "aws_proxy" || !strings.Contains(fmt.Sprint(integ["uri"]), "CreatePlantFunction.Arn") {
+			t.Errorf("POST /plants integration = %v, want aws_proxy to CreatePlantFunction", integ)
+		}
+		if len(body["paths"].(map[string]any)) != 1 || len(post) == 0 {
+			t.Errorf("paths = %v, want POST /plants alone", body["paths"])
+		}
+	})
+
+	t.Run("invoke permissions", func(t *testing.T) {
+		perms := map[string]string{}
+		for _, id := range cfn.Resources("AWS::Lambda::Permission") {
+			p := cfn.Map("Resources", id, "Properties")
+			if p["Principal"] != "apigateway.amazonaws.com" || p["Action"] != "lambda:InvokeFunction" {
+				t.Errorf("%s: %v", id, p)
+			}
+			perms[fmt.Sprint(p["FunctionName"])] = fmt.Sprint(p["SourceArn"])
+		}
+		if len(perms) != 2 ||
+			!strings.Contains(perms["map[Ref:CreatePlantFunction]"], "/POST/plants") ||
+			!strings.Contains(perms["map[Fn::GetAtt:[AuthorizerFunction Arn]]"], "/authorizers/*") {
+			t.Errorf("permissions %v, want createplant for POST /plants and the authorizer for the API's authorizers only", perms)
+		}
+	})
+
+	t.Run("gateway responses", func(t *testing.T) {
+		grs, _ := body["x-amazon-apigateway-gateway-responses"].(map[string]any)
+		for typ, status := range map[string]string{"UNAUTHORIZED": "401", "ACCESS_DENIED": "403", "MISSING_AUTHENTICATION_TOKEN": "404", "THROTTLED": "429", "REQUEST_TOO_LARGE": "400", "DEFAULT_4XX": "", "DEFAULT_5XX": ""} {
+			gr, _ := grs[typ].(map[string]any)
+			if gr == nil {
+				t.Errorf("no gateway response %s", typ)
+				continue
+			}
+			if status != "" && gr["statusCode"] != status {
+				t.Errorf("%s status %v, want %s", typ, gr["statusCode"], status)
+			}
+			var e struct {
+				Error   int32  `json:"error"`
+				Message string `json:"message"`
+			}
+			tmpl := fmt.Sprint(gr["responseTemplates"].(map[string]any)["application/json"])
+			if err := json.Unmarshal([]byte(tmpl), &e); err != nil || e.Error == 0 || e.Message == "" {
+				t.Errorf("%s body %s is not an Error", typ, tmpl)
+			}
+			hdrs, _ := gr["responseParameters"].(map[string]any)
+			if hdrs["gatewayresponse.header.Cache-Control"] != "'no-store'" {
+				t.Errorf("%s headers %v", typ, hdrs)
+			}
+		}
+	})
+
+	t.Run("IAM", func(t *testing.T) {
+		create := cfn.Map("Resources", "CreatePlantFunctionRole", "Properties")
+		stmts := fmt.Sprint(create["Policies"])
+		if !strings.Contains(stmts, "Action:[dynamodb:PutItem dynamodb:GetItem]") || !strings.Contains(stmts, "Resource:map[Fn::GetAtt:[PlantsTable Arn]]") ||
+			strings.Count(stmts, "Effect:") != 1 || strings.Contains(stmts, "*") {
+			t.Errorf("createplant's inline policy %s, want PutItem and GetItem on the table alone", stmts)
+		}
+		authz := cfn.Map("Resources", "AuthorizerFunctionRole", "Properties")
+		if _, ok := authz["Policies"]; ok {
+			t.Errorf("the authorizer's role has inline policies %v; it needs no data access", authz["Policies"])
+		}
+		for _, role := range []map[string]any{create, authz} {
+			want := "[arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess]"
+			if got := fmt.Sprint(role["ManagedPolicyArns"]); got != want {
+				t.Errorf("managed policies %s, want %s", got, want)
+			}
+		}
+	})
+
+	t.Run("rules refuse an incomplete external issuer", func(t *testing.T) {
+		rule := fmt.Sprint(cfn.Get("Rules", "ExternalIssuerIsComplete"))
+		for _, p := range []string{"AuthAudience", "AuthJwksUrl"} {
+			if !strings.Contains(rule, "Ref:"+p) {
+				t.Errorf("rule %s does not assert %s", rule, p)
+			}
+		}
+		if pat := cfn.Get("Parameters", "AuthJwksUrl", "AllowedPattern"); pat != `^(https://\S+)?$` {
+			t.Errorf("AuthJwksUrl AllowedPattern = %v, want https only", pat)
+		}
+	})
+}
