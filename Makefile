@@ -34,7 +34,7 @@ ENV_VARS      ?= events/env.json
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./functions/createplant:FuzzProxyEvent
 
-.PHONY: help run test fuzz lint bench tools build build-lambda invoke smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS))
+.PHONY: help run test fuzz lint bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS))
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-28s %s\n", $$1, $$2}'
@@ -86,6 +86,10 @@ invoke: node_modules ## FUNCTION's real bootstrap on EVENT like sam local invoke
 	@$(if $(filter $(FUNCTION),$(FUNCTIONS)),,echo "invoke: FUNCTION=$(FUNCTION) is not a function of template.yaml; choose one of: $(FUNCTIONS)" >&2; exit 2)
 	@$(MAKE) --no-print-directory build-$(FUNCTION) ARTIFACTS_DIR=bin/$(HOSTARCH)/$(FUNCTION) GOARCH=$(HOSTARCH) >&2
 	@$(GO) run ./tools/cmd/invoke -function $(FUNCTION) -bootstrap bin/$(HOSTARCH)/$(FUNCTION)/bootstrap -event $(EVENT) -env $(ENV_VARS)
+
+start-api: node_modules ## the deployed chain without Docker: a gateway read from template.yaml before the real bootstraps (ENV_VARS=file; PORT, default 3000)
+	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) >&2; done
+	@$(GO) run ./tools/cmd/startapi -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS)
 
 moto: ## moto_server for the tests (on the machine image; pip elsewhere)
 	@command -v moto_server >/dev/null || python3 -m pip install --quiet 'moto[server]'

@@ -13,6 +13,7 @@ import (
 
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/boltstore"
+	"github.com/plantstore/plantstore/tools/blackbox"
 	"github.com/plantstore/plantstore/tools/contract"
 	"github.com/plantstore/plantstore/tools/serverproc"
 )
@@ -230,4 +231,16 @@ func TestRunRejectsBadConfig(t *testing.T) {
 // HS256 secret, given or generated.
 func wantToken(vars map[string]string) bool {
 	return vars["AUTH_HS256_SECRET"] != "" || vars["AUTH_JWKS_URL"] == ""
+}
+
+// The black-box suite that make start-api passes too.
+func TestBlackBox(t *testing.T) {
+	t.Parallel()
+	secret := "a-black-box-secret-of-at-least-32-bytes"
+	s := start(t, map[string]string{
+		"STORE_PATH": filepath.Join(t.TempDir(), "plants.db"), "AUTH_HS256_SECRET": secret,
+		"AUTH_ISSUER": "https://issuer.test", "AUTH_AUDIENCE": "aud-test", "AUTH_REQUIRED_SCOPE": "plants/write",
+	})
+	defer s.stop()
+	blackbox.Run(t, blackbox.Target{URL: s.url, Secret: []byte(secret), Issuer: "https://issuer.test", Audience: "aud-test", Scope: "plants/write"})
 }

@@ -26,6 +26,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/plant"
+	"github.com/plantstore/plantstore/tools/fixtures"
 	"github.com/plantstore/plantstore/tools/proc"
 )
 
@@ -199,4 +202,34 @@ func CreateTable(ctx context.Context, c *dynamodb.Client, name string) error {
 		o.MinDelay = 10 * time.Millisecond
 		o.MaxDelay = 200 * time.Millisecond
 	}).Wait(ctx, &dynamodb.DescribeTableInput{TableName: &name}, 20*time.Second)
+}
+
+// StartPersistent starts a dynalite that keeps its data in dir, with table
+// and the fixtures' seed plant (id 100, which the replay and conflict events
+// name) in it: the DynamoDB of make invoke and make start-api when the env
+// file names none. It says where on log.
+func StartPersistent(ctx context.Context, dir, table string, log io.Writer) (*Server, error) {
+	if table == "" {
+		return nil, errors.New("no TABLE_NAME for the local table")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	srv, err := StartDynalite(dir)
+	if err != nil {
+		return nil, err
+	}
+	client := srv.Client()
+	if err := CreateTable(ctx, client, table); err != nil {
+		srv.Stop()
+		return nil, err
+	}
+	tag := fixtures.SeedTag
+	seed := plant.NewPlant{ID: fixtures.SeedID, Name: fixtures.SeedName, Tag: &tag}
+	if _, err := dynamo.New(client, table, time.Now).Create(ctx, seed); err != nil && !errors.Is(err, plant.ErrExists) {
+		srv.Stop()
+		return nil, fmt.Errorf("seed plant %d: %w", seed.ID, err)
+	}
+	fmt.Fprintf(log, "dynalite on %s, table %s (data in %s)\n", srv.URL, table, dir)
+	return srv, nil
 }

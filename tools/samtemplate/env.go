@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"strconv"
+	"time"
 )
 
 // EnvFile is an --env-vars file: {"Parameters": {...}, "<LogicalId>": {...}}.
@@ -121,6 +122,15 @@ func (t *Template) ResolveEnv(function string, shell func(string) (string, bool)
 		env[name] = Stringify(value)
 	}
 	return env, nil
+}
+
+// FunctionTimeout is the function's Timeout (or Globals'), 3 s by default.
+func (t *Template) FunctionTimeout(function string) time.Duration {
+	n, err := strconv.ParseFloat(t.functionSetting(t.Map("Resources", function, "Properties"), "Timeout", "3"), 64)
+	if err != nil {
+		n = 3
+	}
+	return time.Duration(n * float64(time.Second))
 }
 
 // functionSetting is a function property, else Globals.Function's, else def.

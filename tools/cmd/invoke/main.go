@@ -25,10 +25,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/internal/plant"
 	"github.com/plantstore/plantstore/tools/emulator"
-	"github.com/plantstore/plantstore/tools/fixtures"
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
 	"github.com/plantstore/plantstore/tools/samtemplate"
@@ -80,7 +77,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return err
 	}
 	if *function == "CreatePlantFunction" && env["AWS_ENDPOINT_URL_DYNAMODB"] == "" {
-		srv, err := localTable(ctx, *dataDir, env["TABLE_NAME"], stderr)
+		srv, err := emulator.StartPersistent(ctx, *dataDir, env["TABLE_NAME"], stderr)
 		if err != nil {
 			return err
 		}
@@ -134,32 +131,4 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		_, err := fmt.Fprintf(stdout, "%s\n", out)
 		return err
 	}
-}
-
-// localTable starts a dynalite that keeps its data in .plantstore/dynalite,
-// with the table and the fixtures' seed plant.
-func localTable(ctx context.Context, dir, table string, log io.Writer) (*emulator.Server, error) {
-	if table == "" {
-		return nil, errors.New("no TABLE_NAME for CreatePlantFunction")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	srv, err := emulator.StartDynalite(dir)
-	if err != nil {
-		return nil, err
-	}
-	client := srv.Client()
-	if err := emulator.CreateTable(ctx, client, table); err != nil {
-		srv.Stop()
-		return nil, err
-	}
-	tag := fixtures.SeedTag
-	seed := plant.NewPlant{ID: fixtures.SeedID, Name: fixtures.SeedName, Tag: &tag}
-	if _, err := dynamo.New(client, table, time.Now).Create(ctx, seed); err != nil && !errors.Is(err, plant.ErrExists) {
-		srv.Stop()
-		return nil, fmt.Errorf("seed plant %d: %w", seed.ID, err)
-	}
-	fmt.Fprintf(log, "invoke: dynalite on %s, table %s (data in %s)\n", srv.URL, table, dir)
-	return srv, nil
 }

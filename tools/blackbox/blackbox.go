@@ -1,0 +1,148 @@
+// Package blackbox is the end-to-end suite that every way of serving Plant
+// Store must pass over real HTTP: the local API (make run) and the deployed
+// chain on a laptop (make start-api). It sends every request of README's
+// error table that a client can provoke, a create, its replay and a
+// conflict, and the token failures, and checks each answer against
+// api/openapi.yaml. Where the two must differ (405 locally, 404 from the
+// gateway) the Target says which it is.
+package blackbox
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plantstore/plantstore/internal/auth"
+	"github.com/plantstore/plantstore/tools/contract"
+)
+
+// Target is a running server and the token settings it verifies with.
+type Target struct {
+	URL                     string
+	Secret                  []byte // its HS256 secret, to sign tokens
+	Issuer, Audience, Scope string // Scope: the required scope, "" for none
+	// Gateway is true behind an API Gateway (or its stand-in): other methods
+	// on /plants are missing routes (404) rather than 405.
+	Gateway bool
+}
+
+// Token signs a token for the target; with ttl < 0 it has expired.
+func (tg Target) Token(t testing.TB, audience, scope string, ttl time.Duration) string {
+	t.Helper()
+	issued := time.Now()
+	if ttl < 0 {
+		issued = issued.Add(2 * ttl) // expired well past the 60 s of skew
+	}
+	tok, err := auth.NewHS256Token(tg.Secret, auth.TokenSpec{Issuer: tg.Issuer, Audience: audience, Subject: "blackbox", Scope: scope, IssuedAt: issued, TTL: max(ttl, -ttl)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+type step struct {
+	name, method, path, contentType, authorization, body string
+	status                                               int
+	code                                                 int32  // the Error code, 0 for success
+	want                                                 string // the exact success body
+}
+
+// Run sends every step to tg and checks status, error code and contract.
+func Run(t *testing.T, tg Target) {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	id := int64(binary.BigEndian.Uint64(b[:])>>2) + 1 // fresh ids: the store may be persistent
+	good := "Bearer " + tg.Token(t, tg.Audience, tg.Scope, time.Hour)
+	plant := fmt.Sprintf(`{"id":%d,"name":"Monstera","tag":"indoor"}`, id)
+	json := "application/json"
+	steps := []step{
+		{"create", "POST", "/plants", json, good, plant, 200, 0, `{"name":"Monstera","tag":"indoor"}`},
+		{"replay", "POST", "/plants", json, good, plant, 200, 0, `{"name":"Monstera","tag":"indoor"}`},
+		{"conflict", "POST", "/plants", json, good, fmt.Sprintf(`{"id":%d,"name":"Fern"}`, id), 400, 40009, ""},
+		{"create without tag", "POST", "/plants", "application/json; charset=utf-8", good, fmt.Sprintf(`{"id":%d,"name":"Fern","tag":null}`, id+1), 200, 0, `{"name":"Fern"}`},
+		{"40001 not JSON", "POST", "/plants", json, good, `{"id":1,`, 400, 40001, ""},
+		{"40001 not an object", "POST", "/plants", json, good, `[1]`, 400, 40001, ""},
+		{"40001 duplicate keys", "POST", "/plants", json, good, `{"id":1,"id":2,"name":"x"}`, 400, 40001, ""},
+		{"40001 empty", "POST", "/plants", json, good, ``, 400, 40001, ""},
+		{"40002 content type", "POST", "/plants", "text/plain", good, plant, 400, 40002, ""},
+		{"40003 too large", "POST", "/plants", json, good, `{"id":1,"name":"x","pad":"` + strings.Repeat("a", 65536) + `"}`, 400, 40003, ""},
+		{"40004 missing name", "POST", "/plants", json, good, `{"id":1}`, 400, 40004, ""},
+		{"40005 wrong type", "POST", "/plants", json, good, `{"id":"1","name":"x"}`, 400, 40005, ""},
+		{"40005 not an integer", "POST", "/plants", json, good, `{"id":1.5,"name":"x"}`, 400, 40005, ""},
+		{"40006 bad value", "POST", "/plants", json, good, `{"id":1,"name":""}`, 400, 40006, ""},
+		{"401 no token", "POST", "/plants", json, "", plant, 401, 40100, ""},
+		{"401 not bearer", "POST", "/plants", json, "Basic dXNlcjpwYXNz", plant, 401, 40100, ""},
+		{"401 garbage", "POST", "/plants", json, "Bearer abc.def.ghi", plant, 401, 40100, ""},
+		{"401 forged", "POST", "/plants", json, good + "x", plant, 401, 40100, ""},
+		{"401 expired", "POST", "/plants", json, "Bearer " + tg.Token(t, tg.Audience, tg.Scope, -time.Hour), plant, 401, 40100, ""},
+		{"401 wrong audience", "POST", "/plants", json, "Bearer " + tg.Token(t, "someone-else", tg.Scope, time.Hour), plant, 401, 40100, ""},
+		{"401 before content type", "POST", "/plants", "text/plain", "", "x", 401, 40100, ""},
+		{"404 no such route", "POST", "/nope", json, good, plant, 404, 40400, ""},
+	}
+	if tg.Scope != "" {
+		steps = append(steps, step{"403 missing scope", "POST", "/plants", json, "Bearer " + tg.Token(t, tg.Audience, "plants/read", time.Hour), plant, 403, 40300, ""})
+	}
+	if tg.Gateway {
+		steps = append(steps, step{"404 other method (gateway)", "GET", "/plants", "", good, "", 404, 40400, ""})
+	} else {
+		steps = append(steps, step{"405 other method (local)", "GET", "/plants", "", good, "", 405, 40500, ""})
+	}
+	client := &http.Client{Timeout: 60 * time.Second}
+	for _, st := range steps {
+		req, err := http.NewRequest(st.method, tg.URL+st.path, strings.NewReader(st.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.contentType != "" {
+			req.Header.Set("Content-Type", st.contentType)
+		}
+		if st.authorization != "" {
+			req.Header.Set("Authorization", st.authorization)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		e := contract.Check(t, st.method, st.path, resp.StatusCode, resp.Header, body)
+		if resp.StatusCode != st.status || e.Error != st.code || (st.want != "" && string(body) != st.want) {
+			t.Errorf("%s: got %d %s, want %d (error %d) %s", st.name, resp.StatusCode, body, st.status, st.code, st.want)
+		}
+		if resp.StatusCode == 401 && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+			t.Errorf("%s: 401 without a Bearer challenge", st.name)
+		}
+	}
+}
+
+// RunCreate checks that token creates a plant at url: the token a server
+// prints must work.
+func RunCreate(t *testing.T, url, token string) {
+	t.Helper()
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	body := fmt.Sprintf(`{"id":%d,"name":"printed token"}`, int64(binary.BigEndian.Uint64(b[:])>>2)+1)
+	req, err := http.NewRequest(http.MethodPost, url+"/plants", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || string(got) != `{"name":"printed token"}` {
+		t.Errorf("the printed token: %d %s, want 200", resp.StatusCode, got)
+	}
+}

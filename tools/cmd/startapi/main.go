@@ -1,0 +1,179 @@
+// Command startapi is `make start-api`: the deployed chain on a laptop,
+// without Docker. It reads template.yaml and serves its REST API as API
+// Gateway would (tools/gateway: routes, the TOKEN authorizer with its
+// validation expression and cache, the stage throttle, every gateway
+// response) in front of the functions' real bootstraps on local Lambda
+// Runtime APIs, each with the environment SAM CLI would give it
+// (samtemplate.ResolveEnv, from the -env file). createplant stores in a
+// dynalite that keeps its data under .plantstore/ unless the env file names
+// an AWS_ENDPOINT_URL_DYNAMODB.
+//
+// It listens on 127.0.0.1:$PORT (3000), prints "listening on URL", a token
+// that the authorizer accepts when the authorizer's environment holds an
+// HS256 secret, and a curl line. A change to template.yaml (a route, the
+// validation expression, the throttle, a gateway response) changes what it
+// answers.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/plantstore/plantstore/internal/auth"
+	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/tools/gateway"
+	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/tools/runtimeapi"
+	"github.com/plantstore/plantstore/tools/samtemplate"
+)
+
+func main() {
+	defer proc.StopAll() // children still running on an orderly exit (see package proc)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "start-api:", err)
+		proc.StopAll()
+		os.Exit(1)
+	}
+}
+
+const printedTokenTTL = 24 * time.Hour
+
+func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
+	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	templatePath := fs.String("template", "template.yaml", "the SAM template")
+	apiID := fs.String("api", "PlantsApi", "logical ID of the AWS::Serverless::Api to serve")
+	envPath := fs.String("env", "events/env.json", "environment per function, in SAM's --env-vars format")
+	bootstraps := fs.String("bootstraps", "", "directory with <Function>/bootstrap for each function, built for this machine")
+	dataDir := fs.String("data", ".plantstore/dynalite", "where the local dynalite keeps its data")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *bootstraps == "" {
+		return errors.New("-bootstraps is required (make start-api builds them)")
+	}
+	port := 3000
+	if v := getenv("PORT"); v != "" {
+		p, err := strconv.Atoi(v)
+		if err != nil || p < 0 || p > 65535 {
+			return fmt.Errorf("PORT=%q: want a port number", v)
+		}
+		port = p
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+
+	tpl, err := samtemplate.Load(*templatePath)
+	if err != nil {
+		return err
+	}
+	api, err := tpl.RestAPI(*apiID)
+	if err != nil {
+		return err
+	}
+	file, err := samtemplate.ReadEnvFile(*envPath)
+	if err != nil {
+		return err
+	}
+	session := samtemplate.SessionFromEnv(getenv)
+	names := map[string]bool{}
+	for _, r := range api.Routes {
+		names[r.Function] = true
+	}
+	if api.Authorizer != nil {
+		names[api.Authorizer.Function] = true
+	}
+	envs := map[string]map[string]string{}
+	specs := map[string]runtimeapi.Spec{}
+	var table *emulator.Server
+	defer func() {
+		if table != nil {
+			table.Stop()
+		}
+	}()
+	for fn := range names {
+		env, err := tpl.ResolveEnv(fn, lookupEnv, file, session)
+		if err != nil {
+			return err
+		}
+		declared, _ := tpl.Declared(fn)
+		if _, ok := declared["AWS_ENDPOINT_URL_DYNAMODB"]; ok && env["AWS_ENDPOINT_URL_DYNAMODB"] == "" {
+			if table == nil {
+				if table, err = emulator.StartPersistent(ctx, *dataDir, env["TABLE_NAME"], stderr); err != nil {
+					return err
+				}
+			}
+			env["AWS_ENDPOINT_URL_DYNAMODB"] = table.URL
+		}
+		envs[fn] = env
+		list := make([]string, 0, len(env))
+		for k, v := range env {
+			list = append(list, k+"="+v)
+		}
+		specs[fn] = runtimeapi.Spec{Bootstrap: filepath.Join(*bootstraps, fn, "bootstrap"), Env: list, Timeout: tpl.FunctionTimeout(fn)}
+	}
+	functions := runtimeapi.NewFunctions(specs, stderr)
+	defer functions.Close()
+	gw, err := gateway.New(api, functions, time.Now, logger)
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	url := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "Plant Store start-api listening on %s (%s from %s, stage %s; no stage prefix in paths, as under sam local start-api)\n", url, *apiID, *templatePath, api.Stage)
+	if api.Authorizer != nil {
+		if err := printToken(stdout, envs[api.Authorizer.Function], url); err != nil {
+			return err
+		}
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}
+
+// printToken prints a token that the authorizer accepts, when its
+// environment holds an HS256 secret, and a curl line to try it.
+func printToken(w io.Writer, env map[string]string, url string) error {
+	secret := env["AUTH_HS256_SECRET"]
+	if secret == "" {
+		fmt.Fprintln(w, "The authorizer has no HS256 secret in its environment; bring a token its JWKS accepts.")
+		return nil
+	}
+	tok, err := auth.NewHS256Token([]byte(secret), auth.TokenSpec{
+		Issuer: env["AUTH_ISSUER"], Audience: env["AUTH_AUDIENCE"], Subject: "local-developer",
+		Scope: env["AUTH_REQUIRED_SCOPE"], IssuedAt: time.Now(), TTL: printedTokenTTL,
+	})
+	if err != nil {
+		return fmt.Errorf("sign a token: %w", err)
+	}
+	fmt.Fprintf(w, "Token (valid %s, signed with the authorizer's AUTH_HS256_SECRET from the env file):\n%s\n", printedTokenTTL, tok)
+	fmt.Fprintf(w, "Try:\ncurl -i %s/plants -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '{\"id\":1,\"name\":\"Monstera\",\"tag\":\"indoor\"}'\n", url, tok)
+	return nil
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plantstore/plantstore/tools/blackbox"
+	"github.com/plantstore/plantstore/tools/bootstraps"
+	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/tools/serverproc"
+)
+
+func TestMain(m *testing.M) { emulator.Main(m, bootstraps.Cleanup) }
+
+var root = filepath.Join("..", "..", "..")
+
+// syncBuffer is an io.Writer that run writes and the test reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startAPI runs the tool as make start-api does, on a free port, with
+// events/env.json and its own dynalite data directory, and waits for its banner.
+func startAPI(t *testing.T) serverproc.Banner {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
+		emulator.Dynalite(t) // skips, or fails under CI, with the reason
+	}
+	var dir string
+	for _, fn := range []string{"CreatePlantFunction", "AuthorizerFunction"} {
+		dir = filepath.Dir(filepath.Dir(bootstraps.Bootstrap(t, fn)))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	shell := map[string]string{"PORT": "0"}
+	args := []string{"startapi", "-bootstraps", dir, "-template", filepath.Join(root, "template.yaml"),
+		"-env", filepath.Join(root, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite")}
+	go func() {
+		done <- run(ctx, args, func(k string) (string, bool) { v, ok := shell[k]; return v, ok }, &stdout, &stderr)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("run did not return within 30s of cancel")
+		}
+	})
+	deadline := time.After(60 * time.Second)
+	for {
+		var banner serverproc.Banner
+		for _, line := range strings.Split(stdout.String(), "\n") {
+			banner.Line(line)
+		}
+		if banner.Complete(true) {
+			return banner
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("run returned before it listened: %v\n%s", err, stderr.String())
+		case <-deadline:
+			t.Fatalf("no banner within 60s:\n%s\n%s", stdout.String(), stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// The whole chain from template.yaml passes the suite that make run passes,
+// with the token it prints and tokens signed with events/env.json's secret.
+func TestStartAPIPassesTheBlackBoxSuite(t *testing.T) {
+	t.Parallel()
+	banner := startAPI(t)
+	blackbox.Run(t, blackbox.Target{
+		URL: banner.URL, Secret: []byte(fixtures.Secret), Issuer: fixtures.Issuer, Audience: fixtures.Audience,
+		Scope: fixtures.Scope, Gateway: true,
+	})
+	// The printed token is accepted too.
+	blackbox.RunCreate(t, banner.URL, banner.Token)
+}

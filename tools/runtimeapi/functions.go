@@ -1,0 +1,133 @@
+package runtimeapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// Spec is how to run one function: its bootstrap, its environment and its
+// timeout.
+type Spec struct {
+	Bootstrap string
+	Env       []string
+	Timeout   time.Duration
+}
+
+// Functions runs named functions on demand, one process each on a Runtime
+// API of its own, invocations of one function one at a time (as one Lambda
+// execution environment takes them). A process that exits or times out is
+// replaced at the next invocation, as Lambda replaces an environment.
+type Functions struct {
+	output io.Writer
+	mu     sync.Mutex
+	fns    map[string]*instance
+}
+
+type instance struct {
+	spec Spec
+	mu   sync.Mutex // one invocation at a time
+	srv  *Server
+	proc *Function
+}
+
+// NewFunctions runs the functions of specs; their output goes to output.
+func NewFunctions(specs map[string]Spec, output io.Writer) *Functions {
+	f := &Functions{output: output, fns: map[string]*instance{}}
+	for name, spec := range specs {
+		f.fns[name] = &instance{spec: spec}
+	}
+	return f
+}
+
+// Invoke calls function with payload. failed says that answer is an error
+// document (the function's own, or Lambda's for a crash or a timeout).
+func (f *Functions) Invoke(ctx context.Context, function string, payload []byte) ([]byte, bool, error) {
+	f.mu.Lock()
+	in := f.fns[function]
+	f.mu.Unlock()
+	if in == nil {
+		return nil, false, fmt.Errorf("no function %q", function)
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if err := in.start(f.output); err != nil {
+		return nil, false, err
+	}
+	type result struct {
+		res Result
+		err error
+	}
+	done := make(chan result, 1)
+	ictx, cancel := context.WithTimeout(ctx, in.spec.Timeout+2*time.Second)
+	defer cancel()
+	go func() {
+		res, err := in.srv.Invoke(ictx, payload, in.spec.Timeout)
+		done <- result{res, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			in.stop()
+			if ctx.Err() != nil {
+				return nil, false, r.err
+			}
+			return lambdaError("Sandbox.Timedout", fmt.Sprintf("Task timed out after %s", in.spec.Timeout)), true, nil
+		}
+		if r.res.Error != nil {
+			return r.res.Error, true, nil
+		}
+		return r.res.Payload, false, nil
+	case doc := <-in.srv.InitError():
+		in.stop()
+		return doc, true, nil
+	case <-in.proc.Exited():
+		err := in.proc.Err()
+		in.stop()
+		return lambdaError("Runtime.ExitError", fmt.Sprintf("the function exited: %v", err)), true, nil
+	}
+}
+
+// Close stops every function.
+func (f *Functions) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, in := range f.fns {
+		in.mu.Lock()
+		in.stop()
+		in.mu.Unlock()
+	}
+}
+
+func (in *instance) start(output io.Writer) error {
+	if in.proc != nil {
+		return nil
+	}
+	srv, err := Start()
+	if err != nil {
+		return err
+	}
+	proc, err := srv.Run(in.spec.Bootstrap, in.spec.Env, output)
+	if err != nil {
+		srv.Close()
+		return err
+	}
+	in.srv, in.proc = srv, proc
+	return nil
+}
+
+func (in *instance) stop() {
+	if in.proc != nil {
+		in.proc.Stop()
+		in.srv.Close()
+		in.proc, in.srv = nil, nil
+	}
+}
+
+func lambdaError(typ, msg string) []byte {
+	b, _ := json.Marshal(map[string]string{"errorType": typ, "errorMessage": msg})
+	return b
+}

@@ -1,0 +1,169 @@
+package samtemplate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// API is what a local API Gateway needs of an AWS::Serverless::Api: its
+// routes (the Api events of the functions that name it), its TOKEN
+// authorizer, its stage throttle and its gateway responses.
+type API struct {
+	ID, Stage  string
+	Routes     []Route
+	Authorizer *TokenAuthorizer // the default authorizer, nil if none
+	// Stage throttling from MethodSettings ("/*", "*"): steady rate per
+	// second and burst. Zero rate means no throttle was declared.
+	RateLimit, BurstLimit float64
+	Responses             map[string]GatewayResponse // by response type
+}
+
+// Route is one method and path served by a function.
+type Route struct {
+	Method, Path, Function string
+	Authorized             bool // the API's authorizer guards it
+}
+
+// TokenAuthorizer is a Lambda TOKEN authorizer.
+type TokenAuthorizer struct {
+	Name, Function       string
+	Header               string // Identity.Header, Authorization by default
+	ValidationExpression string // "" when none
+	TTL                  int    // ReauthorizeEvery, seconds; 0 turns the cache off
+}
+
+// GatewayResponse is one entry of GatewayResponses.
+type GatewayResponse struct {
+	StatusCode string            // "" keeps the response type's default
+	Headers    map[string]string // values unquoted
+	Body       string            // the application/json template
+}
+
+// RestAPI reads the AWS::Serverless::Api with logical ID id.
+func (t *Template) RestAPI(id string) (*API, error) {
+	r := t.Map("Resources", id)
+	if r == nil || r["Type"] != "AWS::Serverless::Api" {
+		return nil, fmt.Errorf("template has no AWS::Serverless::Api %q", id)
+	}
+	props := t.Map("Resources", id, "Properties")
+	api := &API{ID: id, Responses: map[string]GatewayResponse{}}
+	api.Stage, _ = props["StageName"].(string)
+
+	auth := t.Map("Resources", id, "Properties", "Auth")
+	if name, _ := auth["DefaultAuthorizer"].(string); name != "" {
+		a := t.Map("Resources", id, "Properties", "Auth", "Authorizers", name)
+		if a == nil {
+			return nil, fmt.Errorf("%s: DefaultAuthorizer %s is not among Auth.Authorizers", id, name)
+		}
+		if pt, _ := a["FunctionPayloadType"].(string); pt != "" && pt != "TOKEN" {
+			return nil, fmt.Errorf("%s: authorizer %s is %s; only TOKEN authorizers are served", id, name, pt)
+		}
+		fn, err := getAttFunction(a["FunctionArn"])
+		if err != nil {
+			return nil, fmt.Errorf("%s: authorizer %s: %w", id, name, err)
+		}
+		ta := &TokenAuthorizer{Name: name, Function: fn, Header: "Authorization", TTL: 300}
+		identity, _ := a["Identity"].(map[string]any)
+		if h, ok := identity["Header"].(string); ok {
+			ta.Header = h
+		}
+		if v, ok := identity["ValidationExpression"].(string); ok {
+			ta.ValidationExpression = v
+		}
+		if v, ok := identity["ReauthorizeEvery"]; ok {
+			n, err := t.Number(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: ReauthorizeEvery: %w", id, err)
+			}
+			ta.TTL = int(n)
+		}
+		api.Authorizer = ta
+	}
+
+	for _, m := range asMaps(props["MethodSettings"]) {
+		if m["ResourcePath"] != "/*" || m["HttpMethod"] != "*" {
+			continue
+		}
+		var err error
+		if v, ok := m["ThrottlingRateLimit"]; ok {
+			if api.RateLimit, err = t.Number(v); err != nil {
+				return nil, fmt.Errorf("%s: ThrottlingRateLimit: %w", id, err)
+			}
+		}
+		if v, ok := m["ThrottlingBurstLimit"]; ok {
+			if api.BurstLimit, err = t.Number(v); err != nil {
+				return nil, fmt.Errorf("%s: ThrottlingBurstLimit: %w", id, err)
+			}
+		}
+	}
+
+	grs, _ := props["GatewayResponses"].(map[string]any)
+	for typ, v := range grs {
+		m, _ := v.(map[string]any)
+		gr := GatewayResponse{Headers: map[string]string{}}
+		gr.StatusCode = Stringify(m["StatusCode"])
+		if params, ok := m["ResponseParameters"].(map[string]any); ok {
+			hdrs, _ := params["Headers"].(map[string]any)
+			for k, v := range hdrs {
+				gr.Headers[k] = strings.TrimSuffix(strings.TrimPrefix(Stringify(v), "'"), "'")
+			}
+		}
+		if tmpl, ok := m["ResponseTemplates"].(map[string]any); ok {
+			gr.Body = Stringify(tmpl["application/json"])
+		}
+		api.Responses[typ] = gr
+	}
+
+	for _, fn := range t.Functions() {
+		events := t.Map("Resources", fn, "Properties", "Events")
+		names := make([]string, 0, len(events))
+		for name := range events {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			ev, _ := events[name].(map[string]any)
+			if ev["Type"] != "Api" {
+				continue
+			}
+			ep, _ := ev["Properties"].(map[string]any)
+			if ref, _ := ep["RestApiId"].(map[string]any); ref["Ref"] != id {
+				continue
+			}
+			path, _ := ep["Path"].(string)
+			method, _ := ep["Method"].(string)
+			authorized := api.Authorizer != nil
+			if a, ok := ep["Auth"].(map[string]any); ok && a["Authorizer"] == "NONE" {
+				authorized = false
+			}
+			api.Routes = append(api.Routes, Route{Method: strings.ToUpper(method), Path: path, Function: fn, Authorized: authorized})
+		}
+	}
+	if len(api.Routes) == 0 {
+		return nil, fmt.Errorf("%s: no function has an Api event on it", id)
+	}
+	return api, nil
+}
+
+// getAttFunction reads !GetAtt Fn.Arn.
+func getAttFunction(v any) (string, error) {
+	m, _ := v.(map[string]any)
+	ga, _ := m["Fn::GetAtt"].([]any)
+	if len(ga) != 2 || ga[1] != "Arn" {
+		return "", fmt.Errorf("FunctionArn %v is not !GetAtt <Function>.Arn", v)
+	}
+	fn, _ := ga[0].(string)
+	return fn, nil
+}
+
+func asMaps(v any) []map[string]any {
+	var out []map[string]any
+	s, _ := v.([]any)
+	for _, e := range s {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
