@@ -88,7 +88,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.respond(w, "MISSING_AUTHENTICATION_TOKEN", "Missing Authentication Token")
 		return
 	}
-	if g.limiter != nil && !g.limiter.Allow() {
+	if g.limiter != nil && !g.limiter.AllowN(g.now(), 1) {
 		g.respond(w, "THROTTLED", "Too Many Requests")
 		return
 	}
