@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
@@ -112,6 +113,7 @@ func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 // claims are the parts of a token the Verifier reads.
 type claims struct {
 	jwt.RegisteredClaims
+	TokenUse *string          `json:"token_use,omitempty"` // Cognito: "access" or "id"
 	ClientID string           `json:"client_id,omitempty"`
 	Scope    string           `json:"scope,omitempty"` // space-separated (RFC 8693)
 	Scp      jwt.ClaimStrings `json:"scp,omitempty"`   // string or array
@@ -133,6 +135,9 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) 
 	var c claims
 	if _, err := v.parser.ParseWithClaims(token, &c, v.keyfunc(ctx)); err != nil {
 		return Principal{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+	}
+	if c.TokenUse != nil && *c.TokenUse != "access" {
+		return Principal{}, fmt.Errorf("%w: token_use %q is not access", ErrInvalidToken, *c.TokenUse)
 	}
 	if !v.audienceMatches(&c) {
 		return Principal{}, fmt.Errorf("%w: audience does not match", ErrInvalidToken)
@@ -157,9 +162,16 @@ func (v *Verifier) audienceMatches(c *claims) bool {
 }
 
 // keyfunc picks the key by the token's algorithm, so that a token can never be
-// checked with a key of another type (HS256 against a public key, say).
+// checked with a key of another type (HS256 against a public key, say). From
+// a JWKS it uses signing keys only: a JWK whose "use" is present and not
+// "sig" is never used, and a JWK that declares "alg" verifies only tokens of
+// that alg, with or without kid. A token with "crit" is refused: no header
+// extension is understood here (RFC 7515, section 4.1.11).
 func (v *Verifier) keyfunc(ctx context.Context) jwt.Keyfunc {
 	return func(t *jwt.Token) (any, error) {
+		if _, ok := t.Header["crit"]; ok {
+			return nil, errors.New(`the token has a "crit" header; no extension is understood`)
+		}
 		alg := t.Method.Alg()
 		if alg == jwt.SigningMethodHS256.Alg() {
 			return v.secret, nil // WithValidMethods admits HS256 only with a secret
@@ -168,23 +180,47 @@ func (v *Verifier) keyfunc(ctx context.Context) jwt.Keyfunc {
 		if err != nil {
 			return nil, err
 		}
-		key, err := kf.KeyfuncCtx(ctx)(t)
-		if err != nil {
-			return nil, err
-		}
-		if set, ok := key.(jwt.VerificationKeySet); ok { // token without kid
-			set.Keys = slices.DeleteFunc(set.Keys, func(k jwt.VerificationKey) bool { return !keyFits(alg, k) })
-			if len(set.Keys) == 0 {
-				return nil, fmt.Errorf("no %s key in the JWKS", alg)
+		if _, hasKID := t.Header["kid"]; hasKID {
+			// keyfunc reads the JWK by kid (refreshing on an unknown one),
+			// checks its alg against the token's and its use against the
+			// whitelist; the key's type is checked here.
+			key, err := kf.KeyfuncCtx(ctx)(t)
+			if err != nil {
+				return nil, err
 			}
-			return set, nil
+			if !keyFits(alg, key) {
+				return nil, fmt.Errorf("key %v is not a %s key", t.Header["kid"], alg)
+			}
+			return key, nil
 		}
-		if !keyFits(alg, key) {
-			return nil, fmt.Errorf("key %v is not a %s key", t.Header["kid"], alg)
+		// Without kid: every signing key of the set that may verify alg.
+		jwks, err := kf.Storage().KeyReadAll(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read the JWKS: %w", err)
 		}
-		return key, nil
+		var set jwt.VerificationKeySet
+		for _, jwk := range jwks {
+			m := jwk.Marshal()
+			if !signingUse(m.USE) || (m.ALG != "" && m.ALG.String() != alg) {
+				continue
+			}
+			key := jwk.Key()
+			if pk, ok := key.(interface{ Public() crypto.PublicKey }); ok {
+				key = pk.Public()
+			}
+			if keyFits(alg, key) {
+				set.Keys = append(set.Keys, key)
+			}
+		}
+		if len(set.Keys) == 0 {
+			return nil, fmt.Errorf("no %s signing key in the JWKS", alg)
+		}
+		return set, nil
 	}
 }
+
+// signingUse: a JWK without "use", or with "use": "sig".
+func signingUse(u jwkset.USE) bool { return u == "" || u == jwkset.UseSig }
 
 // keyFits reports whether key is the type that alg needs.
 func keyFits(alg string, key any) bool {
@@ -240,7 +276,7 @@ func (j *jwks) get() (keyfunc.Keyfunc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("JWKS client: %w", err)
 	}
-	kf, err := keyfunc.New(keyfunc.Options{Ctx: j.ctx, Storage: storage})
+	kf, err := keyfunc.New(keyfunc.Options{Ctx: j.ctx, Storage: storage, UseWhitelist: []jwkset.USE{"", jwkset.UseSig}})
 	if err != nil {
 		return nil, fmt.Errorf("JWKS keyfunc: %w", err)
 	}

@@ -369,3 +369,91 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// newJWKSServerOf serves JWKs with the given metadata.
+func newJWKSServerOf(t *testing.T, keys []jwkset.JWK) *httptest.Server {
+	t.Helper()
+	store := jwkset.NewMemoryStorage()
+	for _, k := range keys {
+		if err := store.KeyWrite(context.Background(), k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body, err := store.JSONPublic(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func jwkOf(t *testing.T, key any, kid string, use jwkset.USE, alg jwkset.ALG) jwkset.JWK {
+	t.Helper()
+	jwk, err := jwkset.NewJWKFromKey(key, jwkset.JWKOptions{Metadata: jwkset.JWKMetadataOptions{KID: kid, USE: use, ALG: alg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jwk
+}
+
+func signHeader(t *testing.T, m jwt.SigningMethod, key any, header map[string]any, c jwt.MapClaims) string {
+	t.Helper()
+	tok := jwt.NewWithClaims(m, c)
+	for k, v := range header {
+		tok.Header[k] = v
+	}
+	s, err := tok.SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Signing keys only, a key's declared alg with or without kid, no crit, and
+// Cognito ID tokens refused.
+func TestKeyHygiene(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	srv := newJWKSServerOf(t, []jwkset.JWK{
+		jwkOf(t, &k.rsa.PublicKey, "enc1", jwkset.UseEnc, ""),       // an encryption key
+		jwkOf(t, &k.other.PublicKey, "ps1", jwkset.UseSig, "PS256"), // declared for PS256 only
+		jwkOf(t, &k.ec.PublicKey, "ec1", jwkset.UseSig, "ES256"),    // declared, and right
+		jwkOf(t, k.ed.Public(), "ed1", "", ""),                      // no use, no alg: a signing key
+	})
+	jwksOnly := newVerifier(t, auth.Config{JWKSURL: srv.URL})
+	both := newVerifier(t, auth.Config{HS256Secret: secret, JWKSURL: srv.URL})
+	tests := []struct {
+		name   string
+		v      *auth.Verifier
+		token  string
+		wantOK bool
+	}{
+		{"use enc, with kid", jwksOnly, sign(t, jwt.SigningMethodRS256, k.rsa, "enc1", good()), false},
+		{"use enc, without kid", jwksOnly, sign(t, jwt.SigningMethodRS256, k.rsa, "", good()), false},
+		{"declared PS256, RS256 with kid", jwksOnly, sign(t, jwt.SigningMethodRS256, k.other, "ps1", good()), false},
+		{"declared PS256, RS256 without kid", jwksOnly, sign(t, jwt.SigningMethodRS256, k.other, "", good()), false},
+		{"declared ES256, with kid", jwksOnly, sign(t, jwt.SigningMethodES256, k.ec, "ec1", good()), true},
+		{"declared ES256, without kid", jwksOnly, sign(t, jwt.SigningMethodES256, k.ec, "", good()), true},
+		{"no use, no alg, without kid", jwksOnly, sign(t, jwt.SigningMethodEdDSA, k.ed, "", good()), true},
+		{"crit, HS256", both, signHeader(t, jwt.SigningMethodHS256, secret, map[string]any{"crit": []string{"exp"}}, good()), false},
+		{"crit, ES256", jwksOnly, signHeader(t, jwt.SigningMethodES256, k.ec, map[string]any{"kid": "ec1", "crit": []string{"b64"}, "b64": false}, good()), false},
+		{"token_use access", both, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "token_use", "access")), true},
+		{"token_use id (a Cognito ID token)", both, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "token_use", "id")), false},
+		{"token_use empty", both, sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "token_use", "")), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.v.Verify(context.Background(), tt.token)
+			if tt.wantOK && err != nil {
+				t.Fatalf("Verify = %v, want it accepted", err)
+			}
+			if !tt.wantOK && !errors.Is(err, auth.ErrInvalidToken) {
+				t.Fatalf("Verify = %v, want ErrInvalidToken", err)
+			}
+		})
+	}
+}

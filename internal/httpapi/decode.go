@@ -56,6 +56,7 @@ func isJSON(contentType string) bool {
 type field struct {
 	present bool
 	token   json.Token // string, json.Number, bool, nil, or json.Delim for an object or array
+	raw     []byte     // the value as sent (with the separator before it)
 }
 
 // parseNewPlant parses one JSON object with no duplicate keys at any depth and
@@ -93,6 +94,7 @@ func scanObject(body []byte) (id, name, tag field, err error) {
 	stack := []*object{{keys: map[string]struct{}{}, wantsKey: true}}
 	var member *field // the top-level member whose value comes next
 	for len(stack) > 0 {
+		start := dec.InputOffset()
 		tok, err := dec.Token()
 		if err != nil {
 			return id, name, tag, syntaxError(err)
@@ -128,7 +130,7 @@ func scanObject(body []byte) (id, name, tag field, err error) {
 		}
 		top.wantsKey = top.keys != nil
 		if member != nil {
-			*member = field{present: true, token: tok}
+			*member = field{present: true, token: tok, raw: body[start:dec.InputOffset()]}
 			member = nil
 		}
 		switch tok {
@@ -178,6 +180,9 @@ func newPlant(id, name, tag field) (plant.NewPlant, error) {
 	case nil:
 		problem("name", plant.Missing, "is required")
 	case string:
+		if loneSurrogate(name.raw) {
+			problem("name", plant.BadValue, errLoneSurrogate)
+		}
 		p.Name = v
 	default:
 		problem("name", plant.WrongType, "must be a string")
@@ -185,6 +190,9 @@ func newPlant(id, name, tag field) (plant.NewPlant, error) {
 	switch v := tag.token.(type) {
 	case nil: // absent or null: no tag
 	case string:
+		if loneSurrogate(tag.raw) {
+			problem("tag", plant.BadValue, errLoneSurrogate)
+		}
 		p.Tag = &v
 	default:
 		problem("tag", plant.WrongType, "must be a string or null")
@@ -223,4 +231,45 @@ func parseInt64(lit string) (int64, error) {
 		return 0, errors.New("must be an integer in the int64 range")
 	}
 	return n, nil
+}
+
+const errLoneSurrogate = "must not contain a lone surrogate escape (\\ud800-\\udfff without its pair is not a character)"
+
+// loneSurrogate reports whether a JSON string as sent holds a \u escape of a
+// surrogate that is not half of a pair. encoding/json turns one into U+FFFD;
+// it is refused instead, so that what is stored is what was meant.
+func loneSurrogate(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // a two-character escape such as \\ or \"
+			continue
+		}
+		v, ok := hex4(raw, i+2)
+		if !ok {
+			return false // the decoder has already refused it
+		}
+		switch {
+		case v >= 0xD800 && v <= 0xDBFF:
+			if w, ok := hex4(raw, i+8); !ok || raw[i+6] != '\\' || raw[i+7] != 'u' || w < 0xDC00 || w > 0xDFFF {
+				return true
+			}
+			i += 11
+		case v >= 0xDC00 && v <= 0xDFFF:
+			return true
+		default:
+			i += 5
+		}
+	}
+	return false
+}
+
+func hex4(b []byte, at int) (uint64, bool) {
+	if at < 0 || at+4 > len(b) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(b[at:at+4]), 16, 16)
+	return v, err == nil
 }

@@ -232,6 +232,21 @@ func TestCreatePlant(t *testing.T) {
 		{"empty tag", request{body: `{"id":1,"name":"x","tag":""}`}, httpapi.CodeBadValue, ""},
 		{"tag of 65", request{body: `{"id":1,"name":"x","tag":"` + long("t", 65) + `"}`}, httpapi.CodeBadValue, ""},
 		{"tab in tag", request{body: `{"id":1,"name":"x","tag":"a\tb"}`}, httpapi.CodeBadValue, ""},
+		{"C1 control in name", request{body: `{"id":1,"name":"a\u0085b"}`}, httpapi.CodeBadValue, ""},
+		{"line separator in name", request{body: `{"id":1,"name":"a\u2028b"}`}, httpapi.CodeBadValue, ""},
+		{"bidi override in name", request{body: `{"id":1,"name":"\u202Egnp.exe"}`}, httpapi.CodeBadValue, ""},
+		{"byte-order mark in tag", request{body: `{"id":1,"name":"x","tag":"\ufeffa"}`}, httpapi.CodeBadValue, ""},
+		{"zero width space only", request{body: `{"id":1,"name":"\u200b"}`}, httpapi.CodeBadValue, ""},
+		{"noncharacter in name", request{body: `{"id":1,"name":"a\ufdd0"}`}, httpapi.CodeBadValue, ""},
+		{"lone high surrogate in name", request{body: `{"id":1,"name":"a\ud800"}`}, httpapi.CodeBadValue, ""},
+		{"lone low surrogate in name", request{body: `{"id":1,"name":"\udc00b"}`}, httpapi.CodeBadValue, ""},
+		{"high surrogate then a letter", request{body: `{"id":1,"name":"\ud83cA"}`}, httpapi.CodeBadValue, ""},
+		{"two high surrogates", request{body: `{"id":1,"name":"\ud83c\ud83c"}`}, httpapi.CodeBadValue, ""},
+		{"lone surrogate in tag", request{body: `{"id":1,"name":"x","tag":"\udfff"}`}, httpapi.CodeBadValue, ""},
+		{"escaped backslash before u is no escape", request{body: `{"id":91,"name":"a\\ud800"}`}, 0, `{"name":"a\\ud800"}`},
+		{"surrogate pair", request{body: `{"id":92,"name":"\ud83c\udf3f"}`}, 0, `{"name":"🌿"}`},
+		{"emoji ZWJ sequence", request{body: `{"id":93,"name":"👩\u200d🌾","tag":"❤\ufe0f"}`}, 0, `{"name":"👩‍🌾","tag":"❤️"}`},
+		{"lone surrogate in an ignored field", request{body: `{"id":94,"name":"x","note":"\ud800"}`}, 0, `{"name":"x"}`},
 	}
 	h := newHandler(t, openStore(t), scope)
 	for _, tt := range tests {

@@ -66,11 +66,11 @@ func (e *ValidationError) Fault() Fault {
 // presence are the decoder's business; this is what holds for any encoding.
 func (p NewPlant) Validate() error {
 	var fields []FieldError
-	if rule := checkText(p.Name, MaxNameLen, true); rule != "" {
+	if rule := checkText(p.Name, MaxNameLen); rule != "" {
 		fields = append(fields, FieldError{Field: "name", Fault: BadValue, Rule: rule})
 	}
 	if p.Tag != nil {
-		if rule := checkText(*p.Tag, MaxTagLen, false); rule != "" {
+		if rule := checkText(*p.Tag, MaxTagLen); rule != "" {
 			fields = append(fields, FieldError{Field: "tag", Fault: BadValue, Rule: rule})
 		}
 	}
@@ -80,26 +80,44 @@ func (p NewPlant) Validate() error {
 	return &ValidationError{Fields: fields}
 }
 
-// checkText returns the rule that s breaks, or "".
-func checkText(s string, maxLen int, notBlank bool) string {
+// checkText returns the rule that s breaks, or "": valid UTF-8, 1 to maxLen
+// code points, no refused code point, at least one visible character.
+func checkText(s string, maxLen int) string {
 	if !utf8.ValidString(s) {
 		return "must be valid UTF-8"
 	}
-	n, blank := 0, true
-	for _, r := range s {
-		n++
-		if r < 0x20 || r == 0x7f {
-			return "must not contain control characters"
-		}
-		if !unicode.IsSpace(r) {
-			blank = false
-		}
-	}
-	if n < 1 || n > maxLen {
+	if n := utf8.RuneCountInString(s); n < 1 || n > maxLen {
 		return fmt.Sprintf("must be 1 to %d characters", maxLen)
 	}
-	if notBlank && blank {
-		return "must not be only white space"
+	visible := false
+	for _, r := range s {
+		if Refused(r) {
+			return fmt.Sprintf("must not contain U+%04X (control characters, U+2028, U+2029, bidirectional controls, U+FEFF and noncharacters are refused)", r)
+		}
+		visible = visible || unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
+	}
+	if !visible {
+		return "must contain a visible character (a letter, mark, number, punctuation or symbol), not only white space or invisible ones"
 	}
 	return ""
+}
+
+// Refused reports whether r may never stand in a name or tag: control
+// characters (Cc), the line and paragraph separators U+2028 and U+2029, the
+// bidirectional controls (U+061C, U+200E, U+200F, U+202A-U+202E,
+// U+2066-U+2069), the byte-order mark U+FEFF, and noncharacters
+// (U+FDD0-U+FDEF and U+xxFFFE, U+xxFFFF). Joiners, variation selectors and
+// combining marks are not refused: emoji sequences and many scripts need them.
+func Refused(r rune) bool {
+	switch {
+	case unicode.Is(unicode.Cc, r):
+		return true
+	case r == 0x2028, r == 0x2029, r == 0xFEFF:
+		return true
+	case r == 0x061C, r == 0x200E, r == 0x200F, 0x202A <= r && r <= 0x202E, 0x2066 <= r && r <= 0x2069:
+		return true
+	case 0xFDD0 <= r && r <= 0xFDEF, r&0xFFFE == 0xFFFE:
+		return true
+	}
+	return false
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,24 +19,6 @@ func TestMain(m *testing.M) { emulator.Main(m, bootstraps.Cleanup) }
 
 var root = filepath.Join("..", "..", "..")
 
-// syncBuffer is an io.Writer that run writes and the test reads.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // startAPI runs the tool as make start-api does, on a free port, with
 // events/env.json and its own dynalite data directory, and waits for its banner.
 func startAPI(t *testing.T) serverproc.Banner {
@@ -51,7 +31,7 @@ func startAPI(t *testing.T) serverproc.Banner {
 		dir = filepath.Dir(filepath.Dir(bootstraps.Bootstrap(t, fn)))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
+	var stdout, stderr bootstraps.Output
 	done := make(chan error, 1)
 	shell := map[string]string{"PORT": "0"}
 	args := []string{"startapi", "-bootstraps", dir, "-template", filepath.Join(root, "template.yaml"),
