@@ -99,3 +99,26 @@ func TestBindsToLoopbackUnlessTold(t *testing.T) {
 		t.Errorf("HOST=0.0.0.0: %q, %v", c.host, err)
 	}
 }
+
+// The header limit is 16 KiB plus the 4 KiB of slack net/http adds to
+// MaxHeaderBytes: 19 KiB of headers pass, 21 KiB get 431.
+func TestHeaderLimitIsAbout20KiB(t *testing.T) {
+	t.Parallel()
+	s := start(t, map[string]string{"STORE_PATH": filepath.Join(t.TempDir(), "plants.db")})
+	defer s.stop()
+	for _, tc := range []struct {
+		size    int
+		refused bool
+	}{{19 << 10, false}, {21 << 10, true}} {
+		req, _ := http.NewRequest(http.MethodPost, s.url+"/plants", strings.NewReader(`{"id":1,"name":"x"}`))
+		req.Header.Set("X-Pad", strings.Repeat("a", tc.size))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.StatusCode == http.StatusRequestHeaderFieldsTooLarge; got != tc.refused {
+			t.Errorf("%d bytes of headers: status %d, want refused = %v", tc.size, resp.StatusCode, tc.refused)
+		}
+	}
+}

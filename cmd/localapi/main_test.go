@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -243,4 +246,49 @@ func TestBlackBox(t *testing.T) {
 	})
 	defer s.stop()
 	blackbox.Run(t, blackbox.Target{URL: s.url, Secret: []byte(secret), Issuer: "https://issuer.test", Audience: "aud-test", Scope: "plants/write"})
+}
+
+// A client that half-closes its connection after a valid POST (shutdown of
+// its write side) makes net/http cancel the request: that is logged at info
+// as canceled, never as a 5xx or an error, and each create is stored whole
+// or not at all.
+func TestHalfClosedClientsAreNotServerFaults(t *testing.T) {
+	t.Parallel()
+	storePath := filepath.Join(t.TempDir(), "plants.db")
+	s := start(t, map[string]string{"STORE_PATH": storePath})
+	host := strings.TrimPrefix(s.url, "http://")
+	pad := strings.Repeat("p", 60<<10)
+	const n = 20
+	for i := range n {
+		body := fmt.Sprintf(`{"id":%d,"name":"half %d","pad":"%s"}`, i, i, pad)
+		conn, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "POST /plants HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", host, s.token, len(body), body)
+		conn.(*net.TCPConn).CloseWrite()
+		io.Copy(io.Discard, conn) // whatever comes, until the server closes
+		conn.Close()
+	}
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	logs := s.stderr.String()
+	if strings.Contains(logs, `"level":"ERROR"`) || regexp.MustCompile(`"status":5\d\d`).MatchString(logs) {
+		t.Errorf("a half-closed client was logged as a server fault:\n%s", logs)
+	}
+	if got := strings.Count(logs, `"msg":"request"`); got != n {
+		t.Errorf("%d request lines for %d requests", got, n)
+	}
+	store, err := boltstore.Open(storePath, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	for i := range n {
+		p, err := store.Get(context.Background(), int64(i))
+		if err == nil && p.Name != fmt.Sprintf("half %d", i) {
+			t.Errorf("plant %d stored as %+v", i, p)
+		}
+	}
 }

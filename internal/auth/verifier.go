@@ -34,6 +34,7 @@ const (
 	jwksMaxBytes     = 1 << 20
 	jwksRefresh      = time.Hour
 	jwksUnknownKIDRL = time.Minute // at most one refresh for unknown kids per minute
+	jwksMaxRedirects = 2           // followed, each to an allowed URL; the next one is refused
 )
 
 // Config says which tokens a Verifier accepts. Issuer, Audience and at least
@@ -291,7 +292,7 @@ func newJWKSClient() *http.Client {
 		Timeout:   jwksTimeout,
 		Transport: cappedTransport{next: http.DefaultTransport, max: jwksMaxBytes},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 3 || !fetchable(req.URL) {
+			if len(via) > jwksMaxRedirects || !fetchable(req.URL) {
 				return errors.New("JWKS redirect refused")
 			}
 			return nil

@@ -11,8 +11,10 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -455,5 +457,36 @@ func TestKeyHygiene(t *testing.T) {
 				t.Fatalf("Verify = %v, want ErrInvalidToken", err)
 			}
 		})
+	}
+}
+
+// A JWKS behind two redirects is fetched; behind three it is not.
+func TestJWKSRedirectsAreBounded(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	keys := newJWKSServer(t, publicKeys())
+	redirector := func(hops int) string {
+		var srv *httptest.Server
+		srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+			if n >= hops {
+				http.Redirect(w, r, keys.URL, http.StatusFound)
+				return
+			}
+			http.Redirect(w, r, fmt.Sprintf("%s/?n=%d", srv.URL, n+1), http.StatusFound)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL + "/?n=1"
+	}
+	tok := sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", good())
+	for _, tc := range []struct {
+		redirects int
+		ok        bool
+	}{{2, true}, {3, false}} {
+		v := newVerifier(t, auth.Config{JWKSURL: redirector(tc.redirects)})
+		_, err := v.Verify(context.Background(), tok)
+		if (err == nil) != tc.ok {
+			t.Errorf("%d redirects: Verify = %v, want accepted = %v", tc.redirects, err, tc.ok)
+		}
 	}
 }

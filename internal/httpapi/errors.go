@@ -80,8 +80,22 @@ func errorFor(err error) *apiError {
 	return &apiError{status: http.StatusInternalServerError, code: CodeInternal, message: "internal error"}
 }
 
-// writeError answers err and records it for the request's log line.
+// StatusClientClosedRequest is what the log line of a request shows when its
+// client went away before the answer (nginx's 499): not a server fault.
+const StatusClientClosedRequest = 499
+
+// writeError answers err and records it for the request's log line. A
+// request canceled because its client went away (closed or half-closed its
+// connection) is logged at info as "canceled", never as a 5xx; nobody reads
+// its answer.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		if info := infoFrom(r.Context()); info != nil {
+			info.outcome = "canceled"
+		}
+		w.WriteHeader(StatusClientClosedRequest)
+		return
+	}
 	e := errorFor(err)
 	if e.challenge != "" {
 		w.Header().Set("WWW-Authenticate", e.challenge)

@@ -333,6 +333,28 @@ func TestReplayAndConflict(t *testing.T) {
 	}
 }
 
+// A client that goes away while its create is under way is not a server
+// fault: an info line says canceled, nothing is logged as an error, no 5xx.
+func TestCanceledClientIsNotAServerFault(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	h := httpapi.NewHandler(failingStore{delay: time.Minute}, slog.New(slog.NewJSONHandler(&logs, nil)), httpapi.RequireToken(verifier(t, "")))
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/plants", strings.NewReader(`{"id":1,"name":"x"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token(t, "", time.Hour))
+	rec := httptest.NewRecorder()
+	time.AfterFunc(20*time.Millisecond, cancel) // the client leaves while the store works
+	h.ServeHTTP(rec, req)
+	if rec.Code >= 500 {
+		t.Errorf("status %d for a client that left, want no 5xx", rec.Code)
+	}
+	line := logs.String()
+	if !strings.Contains(line, `"outcome":"canceled"`) || !strings.Contains(line, `"level":"INFO"`) || strings.Contains(line, `"level":"ERROR"`) {
+		t.Errorf("log %s, want one info line saying canceled", line)
+	}
+}
+
 func TestStoreFailures(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
