@@ -19,6 +19,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/plantstore/plantstore/internal/plant"
 )
@@ -61,7 +62,7 @@ func Open(path string, now func() time.Time) (*Store, error) {
 		return nil, fmt.Errorf("create store directory: %w", err)
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, NoFreelistSync: true, FreelistType: bolt.FreelistMapType, InitialMmapSize: 256 << 20})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("open store %s: another process holds the file (is another make run using it? stop it, or set STORE_PATH): %w", path, err)
 	}
 	if err != nil {
