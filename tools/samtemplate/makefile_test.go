@@ -1,0 +1,47 @@
+package samtemplate
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// sam build runs `make build-<Function>` with its whole environment and
+// ARTIFACTS_DIR set. The architecture must be the template's whatever GOARCH
+// the caller's shell exports; GOARCH on make's command line may choose
+// another for local builds; without ARTIFACTS_DIR the targets refuse to run.
+func TestMakefileBuildsTheTemplatesArchitecture(t *testing.T) {
+	t.Parallel()
+	tpl, err := Load(templatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch := fmt.Sprint(tpl.Get("Globals", "Function", "Architectures"))
+	if arch != "[arm64]" {
+		t.Fatalf("Globals.Function.Architectures = %s", arch)
+	}
+	makeN := func(env []string, args ...string) (string, error) {
+		cmd := exec.Command("make", append([]string{"--no-print-directory", "-C", "../..", "-n"}, args...)...)
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, fn := range []string{"build-CreatePlantFunction", "build-AuthorizerFunction"} {
+		out, err := makeN([]string{"GOARCH=amd64"}, fn, "ARTIFACTS_DIR=/tmp/x")
+		if err != nil || !strings.Contains(out, "GOARCH=arm64") || strings.Contains(out, "GOARCH=amd64") {
+			t.Errorf("%s with GOARCH=amd64 exported: %v\n%s\nwant an arm64 build", fn, err, out)
+		}
+		out, err = makeN(nil, fn, "ARTIFACTS_DIR=/tmp/x", "GOARCH=amd64")
+		if err != nil || !strings.Contains(out, "GOARCH=amd64") {
+			t.Errorf("%s GOARCH=amd64 on the command line: %v\n%s\nwant an amd64 build", fn, err, out)
+		}
+		cmd := exec.Command("make", "--no-print-directory", "-C", "../..", fn)
+		cmd.Env = append(os.Environ(), "ARTIFACTS_DIR=")
+		out2, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out2), "ARTIFACTS_DIR is not set") {
+			t.Errorf("%s without ARTIFACTS_DIR: %v\n%s\nwant a refusal naming ARTIFACTS_DIR", fn, err, out2)
+		}
+	}
+}
