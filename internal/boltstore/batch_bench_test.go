@@ -48,20 +48,12 @@ func batchCreate(db *bolt.DB, p plant.NewPlant) (bool, error) {
 // run on) creating distinct plants, each create on disk before it returns.
 func BenchmarkCreateParallel(b *testing.B) {
 	b.Run("groupcommit", func(b *testing.B) {
-		s, err := Open(filepath.Join(b.TempDir(), "p.db"), time.Now)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
+		s := openBench(b)
 		runParallel(b, func(p plant.NewPlant) error { _, err := s.Create(context.Background(), p); return err })
 	})
 	for _, delay := range []time.Duration{0, 200 * time.Microsecond, time.Millisecond, 10 * time.Millisecond} {
 		b.Run("dbbatch-delay="+delay.String(), func(b *testing.B) {
-			s, err := Open(filepath.Join(b.TempDir(), "p.db"), time.Now)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
+			s := openBench(b)
 			s.db.MaxBatchDelay = delay
 			runParallel(b, func(p plant.NewPlant) error { _, err := batchCreate(s.db, p); return err })
 		})
@@ -71,11 +63,7 @@ func BenchmarkCreateParallel(b *testing.B) {
 // BenchmarkCreateLone is one create at a time: what a lone request waits.
 func BenchmarkCreateLone(b *testing.B) {
 	b.Run("groupcommit", func(b *testing.B) {
-		s, err := Open(filepath.Join(b.TempDir(), "p.db"), time.Now)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
+		s := openBench(b)
 		for i := 0; b.Loop(); i++ {
 			if _, err := s.Create(context.Background(), plant.NewPlant{ID: int64(i), Name: "lone"}); err != nil {
 				b.Fatal(err)
@@ -84,11 +72,7 @@ func BenchmarkCreateLone(b *testing.B) {
 	})
 	for _, delay := range []time.Duration{0, time.Millisecond} {
 		b.Run("dbbatch-delay="+delay.String(), func(b *testing.B) {
-			s, err := Open(filepath.Join(b.TempDir(), "p.db"), time.Now)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
+			s := openBench(b)
 			s.db.MaxBatchDelay = delay
 			for i := 0; b.Loop(); i++ {
 				if _, err := batchCreate(s.db, plant.NewPlant{ID: int64(i), Name: "lone"}); err != nil {
@@ -112,4 +96,14 @@ func runParallel(b *testing.B, create func(plant.NewPlant) error) {
 			}
 		}
 	})
+}
+
+func openBench(b *testing.B) *Store {
+	b.Helper()
+	s, err := Open(filepath.Join(b.TempDir(), "p.db"), time.Now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
 }
