@@ -49,6 +49,8 @@ type options struct {
 	warm    int
 	loadFor time.Duration
 	conns   int
+	only    string // comma-separated steps, "" for all
+	compare string // label=path of another createplant bootstrap for the cold starts
 }
 
 func run(args []string, out io.Writer) error {
@@ -58,6 +60,8 @@ func run(args []string, out io.Writer) error {
 	fs.IntVar(&o.warm, "warm", 400, "warm invocations per function")
 	fs.DurationVar(&o.loadFor, "load", 4*time.Second, "length of each local API load round")
 	fs.IntVar(&o.conns, "conns", 32, "concurrent connections in the load rounds")
+	fs.StringVar(&o.only, "only", "", "run only these steps (comma-separated: sizes, cold, dynamo, invocations, local)")
+	fs.StringVar(&o.compare, "compare", "", "label=path: a createplant bootstrap built elsewhere (another SDK version, say), started interleaved with the others")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -69,8 +73,15 @@ func run(args []string, out io.Writer) error {
 	b := &bench{dir: dir, out: out, opts: o}
 	fmt.Fprintf(out, "machine: %s/%s, %d CPUs, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 	fmt.Fprintf(out, "%-58s %12s   %-28s %7s  %s\n", "figure", "value", "floor", "ratio", "goal")
-	for _, step := range []func() error{b.sizes, b.coldStarts, b.dynamoCost, b.invocations, b.localAPI} {
-		if err := step(); err != nil {
+	steps := []struct {
+		name string
+		run  func() error
+	}{{"sizes", b.sizes}, {"cold", b.coldStarts}, {"dynamo", b.dynamoCost}, {"invocations", b.invocations}, {"local", b.localAPI}}
+	for _, step := range steps {
+		if o.only != "" && !slices.Contains(strings.Split(o.only, ","), step.name) {
+			continue
+		}
+		if err := step.run(); err != nil {
 			return err
 		}
 	}
@@ -190,9 +201,15 @@ func (b *bench) coldStarts() error {
 		hello:       nil,
 		rawput:      {"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"},
 	}
+	order := []string{hello, createplant, authorizer, rawput}
+	label, other, _ := strings.Cut(b.opts.compare, "=")
+	if other != "" {
+		bins[label], env[label] = other, env[createplant]
+		order = append(order, label)
+	}
 	times := map[string][]time.Duration{}
-	for range b.opts.starts { // interleaved, so that noise falls on all three alike
-		for _, pkg := range []string{hello, createplant, authorizer, rawput} {
+	for range b.opts.starts { // interleaved, so that noise falls on all alike
+		for _, pkg := range order {
 			d, err := coldStart(bins[pkg], env[pkg])
 			if err != nil {
 				return err
@@ -205,6 +222,9 @@ func (b *bench) coldStarts() error {
 	b.row("cold start to first poll, createplant"+n, ms(median(times[createplant])), "hello "+ms(h), ratio(float64(median(times[createplant])), float64(h)), "<= 1.30x")
 	b.row("cold start to first poll, authorizer"+n, ms(median(times[authorizer])), "hello "+ms(h), ratio(float64(median(times[authorizer])), float64(h)), "")
 	b.row("cold start to first poll, raw PutItem Lambda"+n, ms(median(times[rawput])), "hello "+ms(h), ratio(float64(median(times[rawput])), float64(h)), "(reference: the SDK's own cost)")
+	if other != "" {
+		b.row("cold start to first poll, "+label+n, ms(median(times[label])), "hello "+ms(h), ratio(float64(median(times[label])), float64(h)), "(comparison)")
+	}
 	return nil
 }
 
