@@ -129,13 +129,17 @@ func TestSlowStoreAnswers503BeforeTheDeadline(t *testing.T) {
 	var logs bytes.Buffer
 	fn := newFunctionWithStore(failStore{}, slog.New(slog.NewJSONHandler(&logs, nil)))
 	ev, _ := bootstraps.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
+	// The store never answers; the function's own deadline (Lambda's less
+	// deadlineMargin) must end the call while Lambda's deadline is still ahead.
 	ctx, cancel := context.WithTimeout(context.Background(), deadlineMargin+300*time.Millisecond)
 	defer cancel()
 	ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: "req-123"})
-	start := time.Now()
 	resp, _ := fn.handle(ctx, ev)
-	if resp.StatusCode != 503 || time.Since(start) > 400*time.Millisecond+deadlineMargin/2 {
-		t.Errorf("got %d after %v, want 503 before the deadline margin", resp.StatusCode, time.Since(start))
+	if resp.StatusCode != 503 {
+		t.Errorf("got %d, want 503", resp.StatusCode)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("the answer came after Lambda's deadline: %v", ctx.Err())
 	}
 	for _, want := range []string{`"requestId":"req-123"`, `"subject":"fixture-client"`, `"status":503`} {
 		if !strings.Contains(logs.String(), want) {

@@ -227,7 +227,7 @@ func TestDeadlineBoundsRetriesAndSlowness(t *testing.T) {
 			if status != 503 || e.Error != httpapi.CodeUnavailable {
 				t.Errorf("got %d %d, want 503 50300", status, e.Error)
 			}
-			if took > 1500*time.Millisecond {
+			if took > 700*time.Millisecond+2*time.Second { // a hang would last the proxy's whole delay
 				t.Errorf("took %v with a 700ms deadline", took)
 			}
 		})
