@@ -315,3 +315,34 @@ func TestTheTemplateDecides(t *testing.T) {
 		t.Errorf("authorizer called %d times with ReauthorizeEvery 0, want 2 (no cache)", n)
 	}
 }
+
+// BenchmarkServeHTTP is what the local gateway itself adds to a request:
+// route, throttle, the cached authorizer answer, the proxy event both ways.
+func BenchmarkServeHTTP(b *testing.B) {
+	raw, err := os.ReadFile(templatePath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tpl, err := samtemplate.Parse(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	api, err := tpl.RestAPI("PlantsApi")
+	if err != nil {
+		b.Fatal(err)
+	}
+	api.RateLimit = 0 // no throttle in the loop
+	f := &fakeLambdas{calls: map[string]int{}, events: map[string][]byte{}, answer: map[string]func([]byte) ([]byte, bool, error){
+		"AuthorizerFunction": allow, "CreatePlantFunction": created,
+	}}
+	g, err := New(api, f, time.Now, slog.New(slog.DiscardHandler))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if a := send(g, "POST", "/plants", jwtLike); a.status != 200 {
+			b.Fatal(a.status)
+		}
+	}
+}
