@@ -11,7 +11,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,12 +28,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/dynamo"
 	"github.com/plantstore/plantstore/internal/plant"
 	"github.com/plantstore/plantstore/tools/emulator"
 	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/tools/gateway"
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
+	"github.com/plantstore/plantstore/tools/samtemplate"
 	"github.com/plantstore/plantstore/tools/serverproc"
 )
 
@@ -60,7 +65,7 @@ func run(args []string, out io.Writer) error {
 	fs.IntVar(&o.warm, "warm", 400, "warm invocations per function")
 	fs.DurationVar(&o.loadFor, "load", 4*time.Second, "length of each local API load round")
 	fs.IntVar(&o.conns, "conns", 32, "concurrent connections in the load rounds")
-	fs.StringVar(&o.only, "only", "", "run only these steps (comma-separated: sizes, cold, dynamo, invocations, local)")
+	fs.StringVar(&o.only, "only", "", "run only these steps (comma-separated: sizes, cold, dynamo, invocations, local, chain)")
 	fs.StringVar(&o.compare, "compare", "", "label=path: a createplant bootstrap built elsewhere (another SDK version, say), started interleaved with the others")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -76,7 +81,7 @@ func run(args []string, out io.Writer) error {
 	steps := []struct {
 		name string
 		run  func() error
-	}{{"sizes", b.sizes}, {"cold", b.coldStarts}, {"dynamo", b.dynamoCost}, {"invocations", b.invocations}, {"local", b.localAPI}}
+	}{{"sizes", b.sizes}, {"cold", b.coldStarts}, {"dynamo", b.dynamoCost}, {"invocations", b.invocations}, {"local", b.localAPI}, {"chain", b.chain}}
 	for _, step := range steps {
 		if o.only != "" && !slices.Contains(strings.Split(o.only, ","), step.name) {
 			continue
@@ -508,4 +513,87 @@ func medianRound(rs []loadResult) loadResult {
 	s := slices.Clone(rs)
 	slices.SortFunc(s, func(a, b loadResult) int { return int(a.rps - b.rps) })
 	return s[len(s)/2]
+}
+
+// chain times a create through make start-api's whole local chain (the
+// gateway from template.yaml, the cached authorizer answer, the proxy event,
+// createplant, dynalite) against the same createplant process invoked
+// directly with the same event, alternating, one request at a time.
+func (b *bench) chain() error {
+	bins, err := b.hostBinaries()
+	if err != nil {
+		return err
+	}
+	srv, err := emulator.StartDynalite("")
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	if err := emulator.CreateTable(context.Background(), srv.Client(), "plants"); err != nil {
+		return err
+	}
+	tpl, err := samtemplate.Load("template.yaml")
+	if err != nil {
+		return err
+	}
+	api, err := tpl.RestAPI("PlantsApi")
+	if err != nil {
+		return err
+	}
+	api.RateLimit = 0 // the stage throttle would cut a benchmark short
+	functions := runtimeapi.NewFunctions(map[string]runtimeapi.Spec{
+		"CreatePlantFunction": {Bootstrap: bins[createplant], Env: append(srv.Env(), "TABLE_NAME=plants"), Timeout: 6 * time.Second},
+		"AuthorizerFunction": {Bootstrap: bins[authorizer], Timeout: 5 * time.Second, Env: []string{
+			"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AUTH_HS256_SECRET=" + fixtures.Secret, "AUTH_REQUIRED_SCOPE=" + fixtures.Scope}},
+	}, io.Discard)
+	defer functions.Close()
+	gw, err := gateway.New(api, functions, time.Now, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	front := httptest.NewServer(gw)
+	defer front.Close()
+	tok, err := auth.NewHS256Token([]byte(fixtures.Secret), auth.TokenSpec{Issuer: fixtures.Issuer, Audience: fixtures.Audience,
+		Subject: "bench", Scope: fixtures.Scope, IssuedAt: time.Now(), TTL: time.Hour})
+	if err != nil {
+		return err
+	}
+	var base events.APIGatewayProxyRequest
+	if err := json.Unmarshal(mustRead("events/createplant-with-tag.json"), &base); err != nil {
+		return err
+	}
+	client := front.Client()
+	id := 2_000_000
+	times := map[string][]time.Duration{}
+	for i := range 30 + b.opts.warm {
+		id++
+		start := time.Now()
+		answer, failed, err := functions.Invoke(context.Background(), "CreatePlantFunction", eventFor(base, id))
+		direct := time.Since(start)
+		if err != nil || failed {
+			return fmt.Errorf("direct invocation: %v %s", err, answer)
+		}
+		id++
+		req, _ := http.NewRequest(http.MethodPost, front.URL+"/plants", strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"Ficus lyrata","tag":"indoor"}`, id)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		start = time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		through := time.Since(start)
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("through the chain: status %d", resp.StatusCode)
+		}
+		if i >= 30 {
+			times["direct"] = append(times["direct"], direct)
+			times["chain"] = append(times["chain"], through)
+		}
+	}
+	d, c := median(times["direct"]), median(times["chain"])
+	b.row(fmt.Sprintf("a create through make start-api's chain, p50 of %d", len(times["chain"])), ms(c), "createplant alone "+ms(d), ratio(float64(c), float64(d)), "(what the local chain adds)")
+	return nil
 }
