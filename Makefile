@@ -118,7 +118,7 @@ load: node_modules ## drive the local API hard (embedded, DynamoDB mode, and a S
 	$(GO) run ./tools/cmd/load -mode embedded -duration $(LOADTIME) -crash
 
 bench: node_modules moto ## the benchmarks behind the performance figures (docs/performance.md)
-	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./internal/httpapi ./internal/auth ./functions/createplant ./tools/gateway
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./internal/httpapi ./internal/auth ./functions/createplant ./tools/gateway ./cmd/localapi
 	$(GO) test -run '^$$' -bench . -count 2 ./internal/boltstore
 	$(GO) run ./tools/cmd/bench
 
