@@ -30,7 +30,9 @@ import (
 )
 
 // Invoker calls a Lambda function with payload and returns its answer, or
-// the error document with failed set when the function failed.
+// the error document with failed set when the function failed. The gateway
+// invokes without the client's cancellation, as API Gateway does: a client
+// that goes away does not stop an invocation under way.
 type Invoker interface {
 	Invoke(ctx context.Context, function string, payload []byte) (answer []byte, failed bool, err error)
 }
@@ -179,7 +181,7 @@ func (g *Gateway) authorize(r *http.Request, route *samtemplate.Route) (map[stri
 	c, hit := g.cached(identity)
 	if !hit {
 		payload, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: identity, MethodArn: arn})
-		answer, failed, err := g.invoker.Invoke(r.Context(), a.Function, payload)
+		answer, failed, err := g.invoker.Invoke(context.WithoutCancel(r.Context()), a.Function, payload)
 		switch {
 		case err != nil:
 			g.logger.Error("authorizer not reached", "error", err.Error())
@@ -333,7 +335,7 @@ func (g *Gateway) integrate(w http.ResponseWriter, r *http.Request, route *samte
 		g.respond(w, "DEFAULT_5XX", "Internal server error")
 		return
 	}
-	answer, failed, err := g.invoker.Invoke(r.Context(), route.Function, payload)
+	answer, failed, err := g.invoker.Invoke(context.WithoutCancel(r.Context()), route.Function, payload)
 	if err != nil || failed {
 		g.logger.Error("integration failed", "function", route.Function, "error", fmt.Sprint(err), "answer", string(answer))
 		g.respondStatus(w, "DEFAULT_5XX", http.StatusBadGateway, "Internal server error")
