@@ -346,3 +346,31 @@ func BenchmarkServeHTTP(b *testing.B) {
 		}
 	}
 }
+
+// A client that has gone away does not cancel the function's invocation.
+func TestInvocationsOutliveTheirClient(t *testing.T) {
+	t.Parallel()
+	var seen error = context.Canceled
+	g, f, _ := newGateway(t, "", allow, created)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	inv := invokerFunc(func(ctx context.Context, fn string, payload []byte) ([]byte, bool, error) {
+		if fn == "CreatePlantFunction" {
+			seen = ctx.Err()
+		}
+		return f.Invoke(ctx, fn, payload)
+	})
+	g.invoker = inv
+	req := httptest.NewRequestWithContext(ctx, "POST", "/plants", strings.NewReader(`{"id":1,"name":"x"}`))
+	req.Header.Set("Authorization", jwtLike)
+	g.ServeHTTP(httptest.NewRecorder(), req)
+	if seen != nil {
+		t.Errorf("the invocation's context: %v, want it not canceled with the client", seen)
+	}
+}
+
+type invokerFunc func(ctx context.Context, fn string, payload []byte) ([]byte, bool, error)
+
+func (f invokerFunc) Invoke(ctx context.Context, fn string, payload []byte) ([]byte, bool, error) {
+	return f(ctx, fn, payload)
+}
