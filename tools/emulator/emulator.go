@@ -204,32 +204,55 @@ func CreateTable(ctx context.Context, c *dynamodb.Client, name string) error {
 	}).Wait(ctx, &dynamodb.DescribeTableInput{TableName: &name}, 20*time.Second)
 }
 
-// StartPersistent starts a dynalite that keeps its data in dir, with table
-// and the fixtures' seed plant (id 100, which the replay and conflict events
-// name) in it: the DynamoDB of make invoke and make start-api when the env
-// file names none. It says where on log.
-func StartPersistent(ctx context.Context, dir, table string, log io.Writer) (*Server, error) {
+// Local is the DynamoDB that make invoke and make start-api give a function
+// whose resolved environment declares AWS_ENDPOINT_URL_DYNAMODB and leaves it
+// empty: a dynalite that keeps its data in Dir, with the function's table and
+// the fixtures' seed plant (id 100, which the replay and conflict events
+// name), started on first need and shared. An env file that names an
+// endpoint keeps it. Call Stop when done.
+type Local struct {
+	Dir string
+	Log io.Writer // where it says where it runs
+	srv *Server
+}
+
+// Provide points env at the local dynalite when env declares the endpoint
+// variable and it is empty; a resolved environment holds only declared names.
+func (l *Local) Provide(ctx context.Context, env map[string]string) error {
+	if v, declared := env["AWS_ENDPOINT_URL_DYNAMODB"]; !declared || v != "" {
+		return nil
+	}
+	table := env["TABLE_NAME"]
 	if table == "" {
-		return nil, errors.New("no TABLE_NAME for the local table")
+		return errors.New("no TABLE_NAME for the local table")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+	if l.srv == nil {
+		if err := os.MkdirAll(l.Dir, 0o700); err != nil {
+			return err
+		}
+		srv, err := StartDynalite(l.Dir)
+		if err != nil {
+			return err
+		}
+		l.srv = srv
+		fmt.Fprintf(l.Log, "dynalite on %s (data in %s)\n", srv.URL, l.Dir)
 	}
-	srv, err := StartDynalite(dir)
-	if err != nil {
-		return nil, err
-	}
-	client := srv.Client()
+	client := l.srv.Client()
 	if err := CreateTable(ctx, client, table); err != nil {
-		srv.Stop()
-		return nil, err
+		return err
 	}
 	tag := fixtures.SeedTag
 	seed := plant.NewPlant{ID: fixtures.SeedID, Name: fixtures.SeedName, Tag: &tag}
 	if _, err := dynamo.New(client, table, time.Now).Create(ctx, seed); err != nil && !errors.Is(err, plant.ErrExists) {
-		srv.Stop()
-		return nil, fmt.Errorf("seed plant %d: %w", seed.ID, err)
+		return fmt.Errorf("seed plant %d: %w", seed.ID, err)
 	}
-	fmt.Fprintf(log, "dynalite on %s, table %s (data in %s)\n", srv.URL, table, dir)
-	return srv, nil
+	env["AWS_ENDPOINT_URL_DYNAMODB"] = l.srv.URL
+	return nil
+}
+
+// Stop stops the dynalite, if one was started.
+func (l *Local) Stop() {
+	if l.srv != nil {
+		l.srv.Stop()
+	}
 }

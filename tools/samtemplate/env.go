@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"sort"
 	"strconv"
 	"time"
 )
@@ -131,6 +132,16 @@ func (t *Template) FunctionTimeout(function string) time.Duration {
 		n = 3
 	}
 	return time.Duration(n * float64(time.Second))
+}
+
+// Environ is env as a process environment ("NAME=value", sorted).
+func Environ(env map[string]string) []string {
+	list := make([]string, 0, len(env))
+	for k, v := range env {
+		list = append(list, k+"="+v)
+	}
+	sort.Strings(list)
+	return list
 }
 
 // functionSetting is a function property, else Globals.Function's, else def.

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -263,17 +262,8 @@ func TestBootstrapsRunOnTheResolvedEnvironment(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bootstraps.InitFails(t, bootstraps.Bootstrap(t, "AuthorizerFunction"), envList(env), "issuer")
+		bootstraps.InitFails(t, bootstraps.Bootstrap(t, "AuthorizerFunction"), Environ(env), "issuer")
 	})
-}
-
-func envList(env map[string]string) []string {
-	list := make([]string, 0, len(env))
-	for k, v := range env {
-		list = append(list, k+"="+v)
-	}
-	sort.Strings(list)
-	return list
 }
 
 // invokeWith runs function's bootstrap with exactly env (plus the Runtime
@@ -286,7 +276,7 @@ func invokeWith(t *testing.T, function string, env map[string]string, event stri
 	}
 	defer rt.Close()
 	var log bootstraps.Output
-	fn, err := rt.Run(bootstraps.Bootstrap(t, function), envList(env), &log)
+	fn, err := rt.Run(bootstraps.Bootstrap(t, function), Environ(env), &log)
 	if err != nil {
 		t.Fatal(err)
 	}

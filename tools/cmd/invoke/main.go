@@ -9,9 +9,9 @@
 // entry for the function, in rising priority; region and credentials from the
 // AWS variables of the shell or SAM's placeholders. So a fixture that passes
 // here passes under `sam local invoke --env-vars` with the same file.
-// CreatePlantFunction whose resolved AWS_ENDPOINT_URL_DYNAMODB is empty gets
-// a dynalite keeping its data in -data (.plantstore/dynalite), with the table
-// and the fixtures' seed plant (id 100) in it, as if the env file named it.
+// A function whose resolved AWS_ENDPOINT_URL_DYNAMODB is declared and empty
+// gets the local dynalite of emulator.Local, keeping its data in -data
+// (.plantstore/dynalite), as if the env file had named it.
 package main
 
 import (
@@ -76,13 +76,10 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if err != nil {
 		return err
 	}
-	if *function == "CreatePlantFunction" && env["AWS_ENDPOINT_URL_DYNAMODB"] == "" {
-		srv, err := emulator.StartPersistent(ctx, *dataDir, env["TABLE_NAME"], stderr)
-		if err != nil {
-			return err
-		}
-		defer srv.Stop()
-		env["AWS_ENDPOINT_URL_DYNAMODB"] = srv.URL
+	local := &emulator.Local{Dir: *dataDir, Log: stderr}
+	defer local.Stop()
+	if err := local.Provide(ctx, env); err != nil {
+		return err
 	}
 
 	rt, err := runtimeapi.Start()
@@ -90,11 +87,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return err
 	}
 	defer rt.Close()
-	var list []string
-	for k, v := range env {
-		list = append(list, k+"="+v)
-	}
-	fn, err := rt.Run(*bootstrap, list, stderr)
+	fn, err := rt.Run(*bootstrap, samtemplate.Environ(env), stderr)
 	if err != nil {
 		return err
 	}

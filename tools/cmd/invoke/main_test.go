@@ -42,9 +42,12 @@ func invoke(t *testing.T, function, event string, shell map[string]string, envFi
 
 func TestInvokeAuthorizer(t *testing.T) {
 	t.Parallel()
-	allow, _ := invoke(t, "AuthorizerFunction", "authorizer-valid.json", nil, "")
+	allow, log := invoke(t, "AuthorizerFunction", "authorizer-valid.json", nil, "")
 	if allow["principalId"] != "fixture-client" {
 		t.Errorf("valid token: %v", allow)
+	}
+	if strings.Contains(log, "dynalite") { // it declares no AWS_ENDPOINT_URL_DYNAMODB
+		t.Errorf("a local DynamoDB was started for the authorizer:\n%s", log)
 	}
 	denied, _ := invoke(t, "AuthorizerFunction", "authorizer-expired.json", nil, "")
 	if denied["errorMessage"] != "Unauthorized" {

@@ -99,32 +99,18 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	}
 	envs := map[string]map[string]string{}
 	specs := map[string]runtimeapi.Spec{}
-	var table *emulator.Server
-	defer func() {
-		if table != nil {
-			table.Stop()
-		}
-	}()
+	local := &emulator.Local{Dir: *dataDir, Log: stderr}
+	defer local.Stop()
 	for fn := range names {
 		env, err := tpl.ResolveEnv(fn, lookupEnv, file, session)
 		if err != nil {
 			return err
 		}
-		declared, _ := tpl.Declared(fn)
-		if _, ok := declared["AWS_ENDPOINT_URL_DYNAMODB"]; ok && env["AWS_ENDPOINT_URL_DYNAMODB"] == "" {
-			if table == nil {
-				if table, err = emulator.StartPersistent(ctx, *dataDir, env["TABLE_NAME"], stderr); err != nil {
-					return err
-				}
-			}
-			env["AWS_ENDPOINT_URL_DYNAMODB"] = table.URL
+		if err := local.Provide(ctx, env); err != nil {
+			return err
 		}
 		envs[fn] = env
-		list := make([]string, 0, len(env))
-		for k, v := range env {
-			list = append(list, k+"="+v)
-		}
-		specs[fn] = runtimeapi.Spec{Bootstrap: filepath.Join(*bootstraps, fn, "bootstrap"), Env: list, Timeout: tpl.FunctionTimeout(fn)}
+		specs[fn] = runtimeapi.Spec{Bootstrap: filepath.Join(*bootstraps, fn, "bootstrap"), Env: samtemplate.Environ(env), Timeout: tpl.FunctionTimeout(fn)}
 	}
 	functions := runtimeapi.NewFunctions(specs, stderr)
 	defer functions.Close()
