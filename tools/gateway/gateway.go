@@ -379,29 +379,28 @@ func (g *Gateway) respond(w http.ResponseWriter, typ, message string) {
 	g.respondStatus(w, typ, defaultStatus[typ], message)
 }
 
-// respondStatus writes the gateway response typ: the template's response of
-// that type if it has one, else its DEFAULT_4XX or DEFAULT_5XX, else API
-// Gateway's built-in {"message": ...}. The status is the type's own from the
-// template, else the DEFAULT_ one's if that sets a status, else status.
+// respondStatus writes the gateway response typ as API Gateway does: the
+// template's response of that type, else its DEFAULT_4XX or DEFAULT_5XX,
+// else the built-in {"message": ...}; the status is the type's own from the
+// template, else the DEFAULT_ one's, else status.
 func (g *Gateway) respondStatus(w http.ResponseWriter, typ string, status int, message string) {
 	fallback := "DEFAULT_4XX"
 	if status >= 500 {
 		fallback = "DEFAULT_5XX"
 	}
 	gr, ok := g.api.Responses[typ]
-	def, hasDef := g.api.Responses[fallback]
-	if !ok && hasDef {
-		gr, ok = def, true
-		gr.StatusCode = ""
+	def := g.api.Responses[fallback]
+	if !ok {
+		gr = def
 	}
 	switch {
-	case g.api.Responses[typ].StatusCode != "":
-		fmt.Sscan(g.api.Responses[typ].StatusCode, &status)
-	case hasDef && def.StatusCode != "":
-		fmt.Sscan(def.StatusCode, &status)
+	case ok && gr.StatusCode != 0:
+		status = gr.StatusCode
+	case def.StatusCode != 0:
+		status = def.StatusCode
 	}
 	body := []byte(gr.Body)
-	if !ok || gr.Body == "" {
+	if gr.Body == "" {
 		body, _ = json.Marshal(map[string]any{"message": message})
 	}
 	h := w.Header()

@@ -35,7 +35,7 @@ type TokenAuthorizer struct {
 
 // GatewayResponse is one entry of GatewayResponses.
 type GatewayResponse struct {
-	StatusCode string            // "" keeps the response type's default
+	StatusCode int               // 0 keeps the response type's default
 	Headers    map[string]string // values unquoted
 	Body       string            // the application/json template
 }
@@ -102,7 +102,13 @@ func (t *Template) RestAPI(id string) (*API, error) {
 	for typ, v := range grs {
 		m, _ := v.(map[string]any)
 		gr := GatewayResponse{Headers: map[string]string{}}
-		gr.StatusCode = Stringify(m["StatusCode"])
+		if v, ok := m["StatusCode"]; ok {
+			n, err := t.Number(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: gateway response %s: StatusCode: %w", id, typ, err)
+			}
+			gr.StatusCode = int(n)
+		}
 		if params, ok := m["ResponseParameters"].(map[string]any); ok {
 			hdrs, _ := params["Headers"].(map[string]any)
 			for k, v := range hdrs {

@@ -127,8 +127,12 @@ func (t *Template) ResolveEnv(function string, shell func(string) (string, bool)
 
 // FunctionTimeout is the function's Timeout (or Globals'), 3 s by default.
 func (t *Template) FunctionTimeout(function string) time.Duration {
-	n, err := strconv.ParseFloat(t.functionSetting(t.Map("Resources", function, "Properties"), "Timeout", "3"), 64)
-	if err != nil {
+	v, ok := t.Map("Resources", function, "Properties")["Timeout"]
+	if !ok {
+		v, ok = t.Map("Globals", "Function")["Timeout"]
+	}
+	n, err := t.Number(v)
+	if !ok || err != nil {
 		n = 3
 	}
 	return time.Duration(n * float64(time.Second))
