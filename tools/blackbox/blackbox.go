@@ -94,33 +94,40 @@ func Run(t *testing.T, tg Target) {
 	}
 	client := &http.Client{Timeout: 60 * time.Second}
 	for _, st := range steps {
-		req, err := http.NewRequest(st.method, tg.URL+st.path, strings.NewReader(st.body))
-		if err != nil {
-			t.Fatal(err)
+		status, header, body := send(t, client, st.method, tg.URL+st.path, st.contentType, st.authorization, st.body)
+		e := contract.Check(t, st.method, st.path, status, header, body)
+		if status != st.status || e.Error != st.code || (st.want != "" && string(body) != st.want) {
+			t.Errorf("%s: got %d %s, want %d (error %d) %s", st.name, status, body, st.status, st.code, st.want)
 		}
-		if st.contentType != "" {
-			req.Header.Set("Content-Type", st.contentType)
-		}
-		if st.authorization != "" {
-			req.Header.Set("Authorization", st.authorization)
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatalf("%s: %v", st.name, err)
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", st.name, err)
-		}
-		e := contract.Check(t, st.method, st.path, resp.StatusCode, resp.Header, body)
-		if resp.StatusCode != st.status || e.Error != st.code || (st.want != "" && string(body) != st.want) {
-			t.Errorf("%s: got %d %s, want %d (error %d) %s", st.name, resp.StatusCode, body, st.status, st.code, st.want)
-		}
-		if resp.StatusCode == 401 && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+		if status == 401 && !strings.HasPrefix(header.Get("WWW-Authenticate"), "Bearer") {
 			t.Errorf("%s: 401 without a Bearer challenge", st.name)
 		}
 	}
+}
+
+// send makes one request and returns the answer.
+func send(t *testing.T, client *http.Client, method, url, contentType, authorization, body string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	return resp.StatusCode, resp.Header, got
 }
 
 // RunCreate checks that token creates a plant at url: the token a server
@@ -130,19 +137,8 @@ func RunCreate(t *testing.T, url, token string) {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	body := fmt.Sprintf(`{"id":%d,"name":"printed token"}`, int64(binary.BigEndian.Uint64(b[:])>>2)+1)
-	req, err := http.NewRequest(http.MethodPost, url+"/plants", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	got, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || string(got) != `{"name":"printed token"}` {
-		t.Errorf("the printed token: %d %s, want 200", resp.StatusCode, got)
+	status, _, got := send(t, &http.Client{Timeout: 60 * time.Second}, http.MethodPost, url+"/plants", "application/json", "Bearer "+token, body)
+	if status != 200 || string(got) != `{"name":"printed token"}` {
+		t.Errorf("the printed token: %d %s, want 200", status, got)
 	}
 }
