@@ -54,9 +54,7 @@ type step struct {
 
 // Run sends every step to tg and checks status, error code and contract.
 func Run(t *testing.T, tg Target) {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	id := int64(binary.BigEndian.Uint64(b[:])>>2) + 1 // fresh ids: the store may be persistent
+	id := freshID()
 	good := "Bearer " + tg.Token(t, tg.Audience, tg.Scope, time.Hour)
 	plant := fmt.Sprintf(`{"id":%d,"name":"Monstera","tag":"indoor"}`, id)
 	json := "application/json"
@@ -134,11 +132,16 @@ func send(t *testing.T, client *http.Client, method, url, contentType, authoriza
 // prints must work.
 func RunCreate(t *testing.T, url, token string) {
 	t.Helper()
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	body := fmt.Sprintf(`{"id":%d,"name":"printed token"}`, int64(binary.BigEndian.Uint64(b[:])>>2)+1)
+	body := fmt.Sprintf(`{"id":%d,"name":"printed token"}`, freshID())
 	status, _, got := send(t, &http.Client{Timeout: 60 * time.Second}, http.MethodPost, url+"/plants", "application/json", "Bearer "+token, body)
 	if status != 200 || string(got) != `{"name":"printed token"}` {
 		t.Errorf("the printed token: %d %s, want 200", status, got)
 	}
+}
+
+// freshID is a random positive id: the store may be persistent across runs.
+func freshID() int64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return int64(binary.BigEndian.Uint64(b[:])>>2) + 1
 }
