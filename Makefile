@@ -120,7 +120,7 @@ load: node_modules ## drive the local API hard (embedded, DynamoDB mode, and a S
 bench: node_modules moto ## the benchmarks behind the performance figures (docs/performance.md)
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./internal/httpapi ./internal/auth ./functions/createplant ./tools/gateway ./cmd/localapi
 	$(GO) test -run '^$$' -bench . -count 2 ./internal/boltstore
-	$(GO) run ./tools/cmd/bench
+	$(GO) run ./tools/cmd/bench $(if $(REFERENCE),-reference $(REFERENCE))
 
 tools: $(TOOLS)/staticcheck $(TOOLS)/gosec
 

@@ -50,12 +50,31 @@ func main() {
 }
 
 type options struct {
-	starts  int
-	warm    int
-	loadFor time.Duration
-	conns   int
-	only    string // comma-separated steps, "" for all
-	compare string // label=path of another createplant bootstrap for the cold starts
+	starts    int
+	warm      int
+	loadFor   time.Duration
+	conns     int
+	only      string      // comma-separated steps, "" for all
+	compare   comparisons // label=path: other bootstraps for the cold starts
+	reference string      // a checkout of aws-samples/serverless-go-demo
+}
+
+// comparisons is the repeatable -compare flag: bootstraps built elsewhere
+// (another SDK line, a reference sample's own build), each started
+// interleaved with ours.
+type comparisons []comparison
+
+type comparison struct{ label, path string }
+
+func (c *comparisons) String() string { return fmt.Sprint(*c) }
+
+func (c *comparisons) Set(v string) error {
+	label, path, ok := strings.Cut(v, "=")
+	if !ok || label == "" || path == "" {
+		return fmt.Errorf("want label=path, got %q", v)
+	}
+	*c = append(*c, comparison{label, path})
+	return nil
 }
 
 func run(args []string, out io.Writer) error {
@@ -66,7 +85,8 @@ func run(args []string, out io.Writer) error {
 	fs.DurationVar(&o.loadFor, "load", 4*time.Second, "length of each local API load round")
 	fs.IntVar(&o.conns, "conns", 32, "concurrent connections in the load rounds")
 	fs.StringVar(&o.only, "only", "", "run only these steps (comma-separated: sizes, cold, dynamo, invocations, local, chain)")
-	fs.StringVar(&o.compare, "compare", "", "label=path: a createplant bootstrap built elsewhere (another SDK version, say), started interleaved with the others")
+	fs.Var(&o.compare, "compare", "label=path: a bootstrap built elsewhere (another SDK line, a reference sample), started interleaved with the others; repeatable")
+	fs.StringVar(&o.reference, "reference", "", "a checkout of github.com/aws-samples/serverless-go-demo: its put-product joins the cold starts, built by its own Makefile's recipe and by ours")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -76,6 +96,13 @@ func run(args []string, out io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 	b := &bench{dir: dir, out: out, opts: o}
+	if o.reference != "" {
+		refs, err := buildReference(o.reference, dir)
+		if err != nil {
+			return err
+		}
+		b.opts.compare = append(b.opts.compare, refs...)
+	}
 	fmt.Fprintf(out, "machine: %s/%s, %d CPUs, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 	fmt.Fprintf(out, "%-58s %12s   %-28s %7s  %s\n", "figure", "value", "floor", "ratio", "goal")
 	steps := []struct {
@@ -179,6 +206,37 @@ func coldStart(bin string, env []string) (time.Duration, error) {
 	}
 }
 
+// buildReference builds the reference sample's put-product for this machine
+// twice: by the sample's own recipe (its Makefile: `go build -o bootstrap`
+// with CGO_ENABLED=0, no other flags; we keep its GOOS and only take the host
+// architecture so it can start here) and by ours (LAMBDA_FLAGS), which tells
+// the flags' share from the code's.
+func buildReference(src, dir string) ([]comparison, error) {
+	pkg := filepath.Join(src, "functions", "put-product")
+	if _, err := os.Stat(pkg); err != nil {
+		return nil, fmt.Errorf("-reference: %w (want a checkout of github.com/aws-samples/serverless-go-demo)", err)
+	}
+	recipes := []struct {
+		label string
+		flags []string
+	}{
+		{"sample, own build", nil},
+		{"sample, our flags", []string{"-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w"}},
+	}
+	var out []comparison
+	for i, r := range recipes {
+		bin := filepath.Join(dir, "reference", fmt.Sprint(i), "bootstrap")
+		cmd := exec.Command("go", append(append([]string{"build"}, r.flags...), "-o", bin, ".")...)
+		cmd.Dir = pkg
+		cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+runtime.GOARCH, "CGO_ENABLED=0")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("build the reference sample (%s): %v\n%s", r.label, err, msg)
+		}
+		out = append(out, comparison{r.label, bin})
+	}
+	return out, nil
+}
+
 func (b *bench) hostBinaries() (map[string]string, error) {
 	if b.host != nil {
 		return b.host, nil
@@ -207,10 +265,11 @@ func (b *bench) coldStarts() error {
 		rawput:      {"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"},
 	}
 	order := []string{hello, createplant, authorizer, rawput}
-	label, other, _ := strings.Cut(b.opts.compare, "=")
-	if other != "" {
-		bins[label], env[label] = other, env[createplant]
-		order = append(order, label)
+	for _, c := range b.opts.compare {
+		// createplant's environment, plus TABLE for aws-samples/serverless-go-demo,
+		// whose functions panic at init without it.
+		bins[c.label], env[c.label] = c.path, append(slices.Clip(env[createplant]), "TABLE=plants")
+		order = append(order, c.label)
 	}
 	times := map[string][]time.Duration{}
 	for range b.opts.starts { // interleaved, so that noise falls on all alike
@@ -227,8 +286,11 @@ func (b *bench) coldStarts() error {
 	b.row("cold start to first poll, createplant"+n, ms(median(times[createplant])), "hello "+ms(h), ratio(float64(median(times[createplant])), float64(h)), "<= 1.30x")
 	b.row("cold start to first poll, authorizer"+n, ms(median(times[authorizer])), "hello "+ms(h), ratio(float64(median(times[authorizer])), float64(h)), "")
 	b.row("cold start to first poll, raw PutItem Lambda"+n, ms(median(times[rawput])), "hello "+ms(h), ratio(float64(median(times[rawput])), float64(h)), "(reference: the SDK's own cost)")
-	if other != "" {
-		b.row("cold start to first poll, "+label+n, ms(median(times[label])), "hello "+ms(h), ratio(float64(median(times[label])), float64(h)), "(comparison)")
+	c := median(times[createplant])
+	for _, o := range b.opts.compare {
+		m := median(times[o.label])
+		b.row("cold start to first poll, "+o.label, ms(m), "hello "+ms(h), ratio(float64(m), float64(h)), "(comparison)")
+		b.row("  createplant against it", ms(c), o.label+" "+ms(m), ratio(float64(c), float64(m)), "< 1.00x: ours starts first")
 	}
 	return nil
 }
