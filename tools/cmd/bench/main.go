@@ -173,6 +173,8 @@ func ratio(v, floor float64) string { return fmt.Sprintf("%.2fx", v/floor) }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
 
+func us(d time.Duration) string { return fmt.Sprintf("%.1f µs", float64(d.Nanoseconds())/1000) }
+
 func median(ds []time.Duration) time.Duration { return percentile(ds, 50) }
 
 func percentile(ds []time.Duration, p int) time.Duration {
@@ -494,6 +496,34 @@ type loadResult struct {
 	p99    time.Duration
 	errors int64
 	n      int
+
+	serverCPU, loadCPU time.Duration // spent in the round by the server and by this process
+	cpuErr             error         // why they could not be read (/proc is Linux's)
+}
+
+// measuredLoad is one load round on srv, with the CPU time that the server
+// and the load generator (this process) spent on it.
+func measuredLoad(srv *serverproc.Server, token string, conns int, d time.Duration, ids *atomic.Int64) loadResult {
+	s0, err1 := srv.CPUTime()
+	g0, err2 := serverproc.CPUTime(0)
+	r := load(srv.URL, token, conns, d, ids)
+	s1, err3 := srv.CPUTime()
+	g1, err4 := serverproc.CPUTime(0)
+	r.serverCPU, r.loadCPU, r.cpuErr = s1-s0, g1-g0, errors.Join(err1, err2, err3, err4)
+	return r
+}
+
+// cpuPerRequest is the CPU time per request over all rounds.
+func cpuPerRequest(rs []loadResult) (server, loadgen time.Duration, err error) {
+	n := 0
+	for _, r := range rs {
+		server, loadgen, n = server+r.serverCPU, loadgen+r.loadCPU, n+r.n
+		err = errors.Join(err, r.cpuErr)
+	}
+	if n == 0 {
+		return 0, 0, errors.Join(err, errors.New("no requests"))
+	}
+	return server / time.Duration(n), loadgen / time.Duration(n), err
 }
 
 // load drives url with conns workers posting unique plants for d.
@@ -557,8 +587,8 @@ func (b *bench) localAPI() error {
 	var ids atomic.Int64
 	var apiRes, floorRes []loadResult
 	for range 3 { // alternating rounds; the median round counts
-		floorRes = append(floorRes, load(floor.URL, "", b.opts.conns, b.opts.loadFor, &ids))
-		apiRes = append(apiRes, load(api.URL, api.Token, b.opts.conns, b.opts.loadFor, &ids))
+		floorRes = append(floorRes, measuredLoad(floor, "", b.opts.conns, b.opts.loadFor, &ids))
+		apiRes = append(apiRes, measuredLoad(api, api.Token, b.opts.conns, b.opts.loadFor, &ids))
 	}
 	a, f := medianRound(apiRes), medianRound(floorRes)
 	var errs int64
@@ -568,6 +598,15 @@ func (b *bench) localAPI() error {
 	b.row(fmt.Sprintf("local API req/s, %d conns, embedded store", b.opts.conns), fmt.Sprintf("%.0f/s", a.rps), fmt.Sprintf("bare net/http %.0f/s", f.rps), ratio(a.rps, f.rps), ">= 0.50x")
 	b.row("local API p99", ms(a.p99), "bare net/http "+ms(f.p99), ratio(float64(a.p99), float64(f.p99)), "")
 	b.row("local API errors (all rounds)", fmt.Sprintf("%d", errs), "", "", "0")
+	// What the ratio is made of: on 2 cores the servers share the CPU with the load.
+	aSrv, aGen, err1 := cpuPerRequest(apiRes)
+	fSrv, fGen, err2 := cpuPerRequest(floorRes)
+	if err := errors.Join(err1, err2); err != nil {
+		b.row("CPU per request", "n/a", err.Error(), "", "")
+	} else {
+		b.row("local API server CPU per request (all rounds)", us(aSrv), "bare net/http "+us(fSrv), ratio(float64(aSrv), float64(fSrv)), "(what bounds req/s)")
+		b.row("load generator CPU per request, against the local API", us(aGen), "against bare "+us(fGen), ratio(float64(aGen), float64(fGen)), "")
+	}
 	if errs > 0 {
 		return errors.New("the local API answered errors under load")
 	}
