@@ -5,6 +5,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,8 +18,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -186,14 +189,14 @@ func percentile(ds []time.Duration, p int) time.Duration {
 
 // coldStart starts bin once and returns the time from process start to its
 // first poll of the Runtime API.
-func coldStart(bin string, env []string) (time.Duration, error) {
+func coldStart(bin string, env []string, output io.Writer) (time.Duration, error) {
 	rt, err := runtimeapi.Start()
 	if err != nil {
 		return 0, err
 	}
 	defer rt.Close()
 	start := time.Now()
-	fn, err := rt.Run(bin, env, io.Discard)
+	fn, err := rt.Run(bin, env, output)
 	if err != nil {
 		return 0, err
 	}
@@ -276,7 +279,7 @@ func (b *bench) coldStarts() error {
 	times := map[string][]time.Duration{}
 	for range b.opts.starts { // interleaved, so that noise falls on all alike
 		for _, pkg := range order {
-			d, err := coldStart(bins[pkg], env[pkg])
+			d, err := coldStart(bins[pkg], env[pkg], io.Discard)
 			if err != nil {
 				return err
 			}
@@ -297,7 +300,61 @@ func (b *bench) coldStarts() error {
 	if b.opts.reference == "" { // the goal stays in view; the sample is not ours to fetch
 		b.row("cold start against aws-samples/serverless-go-demo", "not run", "", "", "< 1.00x: make bench REFERENCE=<its checkout>")
 	}
+	// What the SDK pins in go.mod buy: the allocations of package init do not
+	// depend on the machine's load, unlike the times above.
+	cp, err := packageInit(bins[createplant], env[createplant])
+	if err != nil {
+		return err
+	}
+	hi, err := packageInit(bins[hello], env[hello])
+	if err != nil {
+		return err
+	}
+	initRow := func(label string, t initTrace) {
+		b.row("package init, "+label+" (GODEBUG=inittrace=1)", fmt.Sprintf("%d allocs", t.allocs), fmt.Sprintf("hello %d allocs", hi.allocs), "", fmt.Sprintf("%.0f KB (hello %.0f KB)", float64(t.bytes)/1000, float64(hi.bytes)/1000))
+	}
+	initRow("createplant", cp)
+	for _, o := range b.opts.compare {
+		t, err := packageInit(o.path, env[o.label])
+		if err != nil {
+			return err
+		}
+		initRow(o.label, t)
+	}
 	return nil
+}
+
+type initTrace struct{ bytes, allocs int64 }
+
+// packageInit starts bin once with GODEBUG=inittrace=1 and sums what the
+// runtime reports of every package's init.
+func packageInit(bin string, env []string) (initTrace, error) {
+	var out strings.Builder
+	if _, err := coldStart(bin, append(slices.Clip(env), "GODEBUG=inittrace=1"), &out); err != nil {
+		return initTrace{}, err
+	}
+	return parseInitTrace(out.String())
+}
+
+// An inittrace line, as the runtime prints it (runtime/proc.go, doInit1):
+// "init internal/bytealg @0.008 ms, 0 ms clock, 0 bytes, 0 allocs".
+var initLine = regexp.MustCompile(`(?m)^init \S+ @.*, (\d+) bytes, (\d+) allocs$`)
+
+func parseInitTrace(out string) (initTrace, error) {
+	var t initTrace
+	ms := initLine.FindAllStringSubmatch(out, -1)
+	if len(ms) == 0 {
+		return t, fmt.Errorf("no inittrace lines in the output:\n%s", out)
+	}
+	for _, m := range ms {
+		b, err1 := strconv.ParseInt(m[1], 10, 64)
+		a, err2 := strconv.ParseInt(m[2], 10, 64)
+		if err := errors.Join(err1, err2); err != nil {
+			return t, err
+		}
+		t.bytes, t.allocs = t.bytes+b, t.allocs+a
+	}
+	return t, nil
 }
 
 // countingAPI asks DynamoDB for the capacity every call consumes.
@@ -498,7 +555,7 @@ type loadResult struct {
 	n      int
 
 	serverCPU, loadCPU time.Duration // spent in the round by the server and by this process
-	cpuErr             error         // why they could not be read (/proc is Linux's)
+	cpuErr             error         // the first reason they could not be read (/proc is Linux's)
 }
 
 // measuredLoad is one load round on srv, with the CPU time that the server
@@ -509,7 +566,7 @@ func measuredLoad(srv *serverproc.Server, token string, conns int, d time.Durati
 	r := load(srv.URL, token, conns, d, ids)
 	s1, err3 := srv.CPUTime()
 	g1, err4 := serverproc.CPUTime(0)
-	r.serverCPU, r.loadCPU, r.cpuErr = s1-s0, g1-g0, errors.Join(err1, err2, err3, err4)
+	r.serverCPU, r.loadCPU, r.cpuErr = s1-s0, g1-g0, cmp.Or(err1, err2, err3, err4)
 	return r
 }
 
@@ -518,10 +575,13 @@ func cpuPerRequest(rs []loadResult) (server, loadgen time.Duration, err error) {
 	n := 0
 	for _, r := range rs {
 		server, loadgen, n = server+r.serverCPU, loadgen+r.loadCPU, n+r.n
-		err = errors.Join(err, r.cpuErr)
+		err = cmp.Or(err, r.cpuErr)
 	}
-	if n == 0 {
-		return 0, 0, errors.Join(err, errors.New("no requests"))
+	if err == nil && n == 0 {
+		err = errors.New("no requests")
+	}
+	if err != nil {
+		return 0, 0, err
 	}
 	return server / time.Duration(n), loadgen / time.Duration(n), err
 }
