@@ -58,7 +58,8 @@ fuzz: ## each fuzz target for FUZZTIME (default 5s; e.g. make fuzz FUZZTIME=2m);
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz failed:$$failed (a crasher is kept under the package's testdata/fuzz/)"; exit 1; fi
 
-lint: tools ## gofmt, go vet (also for macOS and Windows), staticcheck, gosec, cfn-lint
+lint: tools ## gofmt, go vet (also for macOS and Windows), staticcheck, gosec, cfn-lint, no build outputs in git
+	@$(GO) run ./tools/cmd/repocheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=darwin GOARCH=arm64 $(GO) vet ./...

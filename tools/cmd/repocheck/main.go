@@ -1,0 +1,89 @@
+// Command repocheck is part of `make lint`: it refuses build outputs in git.
+// Every file git tracks is read; an executable (ELF, Mach-O or PE, by its
+// first bytes) or a file over 1 MiB outside a testdata/ folder is named, and
+// the command exits 1.
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// maxSize is the largest file tracked outside testdata/.
+const maxSize = 1 << 20
+
+func main() {
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "repocheck: git ls-files:", err)
+		os.Exit(2)
+	}
+	paths := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	problems, err := check(paths)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "repocheck:", err)
+		os.Exit(2)
+	}
+	for _, p := range problems {
+		fmt.Fprintln(os.Stderr, "repocheck:", p)
+	}
+	if len(problems) > 0 {
+		fmt.Fprintln(os.Stderr, "repocheck: build outputs do not belong in git: git rm --cached them and add them to .gitignore")
+		os.Exit(1)
+	}
+	fmt.Printf("repocheck: %d tracked files: no executable, none over 1 MiB outside testdata/\n", len(paths))
+}
+
+// check returns one line per refused file among paths.
+func check(paths []string) ([]string, error) {
+	var problems []string
+	for _, path := range paths {
+		if path == "" {
+			continue
+		}
+		f, err := os.Open(path)
+		if os.IsNotExist(err) {
+			continue // deleted in the work tree, not yet in the index
+		}
+		if err != nil {
+			return nil, err
+		}
+		info, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		head := make([]byte, 4)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		if kind := executable(head[:n]); kind != "" {
+			problems = append(problems, fmt.Sprintf("%s is a %s executable", path, kind))
+		} else if info.Size() > maxSize && !inTestdata(path) {
+			problems = append(problems, fmt.Sprintf("%s has %d bytes (over 1 MiB, outside testdata/)", path, info.Size()))
+		}
+	}
+	return problems, nil
+}
+
+// executable names the binary format that head starts with, or "".
+func executable(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte("\x7fELF")):
+		return "ELF"
+	case bytes.HasPrefix(head, []byte{0xfe, 0xed, 0xfa, 0xce}), bytes.HasPrefix(head, []byte{0xfe, 0xed, 0xfa, 0xcf}),
+		bytes.HasPrefix(head, []byte{0xce, 0xfa, 0xed, 0xfe}), bytes.HasPrefix(head, []byte{0xcf, 0xfa, 0xed, 0xfe}),
+		bytes.HasPrefix(head, []byte{0xca, 0xfe, 0xba, 0xbe}):
+		return "Mach-O"
+	case bytes.HasPrefix(head, []byte("MZ")):
+		return "PE"
+	}
+	return ""
+}
+
+func inTestdata(path string) bool {
+	return strings.HasPrefix(path, "testdata/") || strings.Contains(path, "/testdata/")
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	big := make([]byte, maxSize+1)
+	files := map[string][]byte{
+		"main.go":                  []byte("package main\n"),
+		"run.sh":                   []byte("#!/bin/sh\necho hi\n"),
+		"invoke":                   []byte("\x7fELF\x02\x01\x01"),
+		"tool-darwin":              {0xcf, 0xfa, 0xed, 0xfe, 7, 0, 0, 1},
+		"tool.exe":                 []byte("MZ\x90\x00"),
+		"data.bin":                 big,
+		"pkg/testdata/corpus.bin":  big,
+		"empty":                    {},
+		"exactly-one-mebibyte.txt": make([]byte, maxSize),
+	}
+	var paths []string
+	for name, b := range files {
+		paths = append(paths, write(name, b))
+	}
+	paths = append(paths, filepath.Join(dir, "deleted-in-work-tree"))
+	problems, err := check(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused []string
+	for _, p := range problems {
+		refused = append(refused, strings.Fields(strings.TrimPrefix(p, dir+"/"))[0])
+	}
+	slices.Sort(refused)
+	want := []string{"data.bin", "invoke", "tool-darwin", "tool.exe"}
+	if !slices.Equal(refused, want) {
+		t.Errorf("refused %v, want %v\n%s", refused, want, strings.Join(problems, "\n"))
+	}
+}
