@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/plantstore/plantstore/internal/glyph"
 )
 
 // Limits of docs/design.md ("POST /plants"), in Unicode code points.
@@ -81,7 +83,8 @@ func (p NewPlant) Validate() error {
 }
 
 // checkText returns the rule that s breaks, or "": valid UTF-8, 1 to maxLen
-// code points, no refused code point, at least one visible character.
+// code points, no refused code point, at least one visible character
+// (glyph.Visible: not white space, not Default_Ignorable, not a blank glyph).
 func checkText(s string, maxLen int) string {
 	if !utf8.ValidString(s) {
 		return "must be valid UTF-8"
@@ -89,14 +92,12 @@ func checkText(s string, maxLen int) string {
 	if n := utf8.RuneCountInString(s); n < 1 || n > maxLen {
 		return fmt.Sprintf("must be 1 to %d characters", maxLen)
 	}
-	visible := false
 	for _, r := range s {
 		if Refused(r) {
 			return fmt.Sprintf("must not contain U+%04X (control characters, U+2028, U+2029, bidirectional controls, U+FEFF and noncharacters are refused)", r)
 		}
-		visible = visible || unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
 	}
-	if !visible {
+	if !glyph.AnyVisible(s) {
 		return "must contain a visible character (a letter, mark, number, punctuation or symbol), not only white space or invisible ones"
 	}
 	return ""

@@ -1,0 +1,56 @@
+// Package glyph says which characters a person can see: the rule behind
+// "at least one visible character" in plant names and tags and in a token's
+// subject. It reads Unicode's own properties from the standard library's
+// tables, so it moves with Go's Unicode version.
+//
+// Why not golang.org/x/text/secure/precis: its FreeformClass (RFC 8264) and
+// Nickname profile (RFC 8266) are made for this kind of human-typed name, but
+// they disallow every Default_Ignorable_Code_Point and admit U+200D only after
+// a virama, so emoji sequences (U+200D between pictographs, U+FE0F after
+// one) would be refused, and the Nickname profile maps what it keeps (NFKC,
+// spaces), which would change what is stored. They also allow U+2800. What
+// is taken from them is the idea: invisible code points are defined by
+// Unicode's properties, not by a hand-made list.
+package glyph
+
+import "unicode"
+
+// Visible reports whether r shows as a mark a reader can see: a letter, mark,
+// number, punctuation or symbol (general categories L, M, N, P, S) that is
+// neither White_Space nor Default_Ignorable_Code_Point nor a blank glyph.
+func Visible(r rune) bool {
+	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S) &&
+		!unicode.Is(unicode.White_Space, r) && !DefaultIgnorable(r) && !blank(r)
+}
+
+// AnyVisible reports whether s holds at least one visible character.
+func AnyVisible(s string) bool {
+	for _, r := range s {
+		if Visible(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// DefaultIgnorable reports whether r has Unicode's derived property
+// Default_Ignorable_Code_Point, computed as DerivedCoreProperties.txt states
+// it: Other_Default_Ignorable_Code_Point + Cf + Variation_Selector
+// - White_Space - U+FFF9..U+FFFB - U+13430..U+1343F - Prepended_Concatenation_Mark.
+// Among them: U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B..U+180F,
+// U+200B..U+200F, U+2060..U+206F, U+3164, U+FE00..U+FE0F, U+FEFF, U+FFA0,
+// U+1BCA0..U+1BCA3, U+E0000..U+E0FFF.
+func DefaultIgnorable(r rune) bool {
+	switch {
+	case unicode.Is(unicode.White_Space, r),
+		0xFFF9 <= r && r <= 0xFFFB,
+		0x13430 <= r && r <= 0x1343F,
+		unicode.Is(unicode.Prepended_Concatenation_Mark, r):
+		return false
+	}
+	return unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Cf, unicode.Variation_Selector)
+}
+
+// blank reports glyphs that are drawn empty although no property says so:
+// U+2800 BRAILLE PATTERN BLANK (category So).
+func blank(r rune) bool { return r == 0x2800 }
