@@ -17,7 +17,10 @@ type TokenSpec struct {
 // NewHS256Token signs a token that a Verifier with the same secret, issuer and
 // audience accepts. The local API prints one; tests and fixtures use it too.
 func NewHS256Token(secret []byte, s TokenSpec) (string, error) {
-	c := claims{
+	c := struct {
+		jwt.RegisteredClaims
+		Scope string `json:"scope,omitempty"`
+	}{
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    s.Issuer,
 			Subject:   s.Subject,

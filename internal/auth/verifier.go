@@ -111,15 +111,6 @@ func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 	return v, nil
 }
 
-// claims are the parts of a token the Verifier reads.
-type claims struct {
-	jwt.RegisteredClaims
-	TokenUse *string          `json:"token_use,omitempty"` // Cognito: "access" or "id"
-	ClientID string           `json:"client_id,omitempty"`
-	Scope    string           `json:"scope,omitempty"` // space-separated (RFC 8693)
-	Scp      jwt.ClaimStrings `json:"scp,omitempty"`   // string or array
-}
-
 // VerifyHeader verifies the token of an Authorization header value.
 func (v *Verifier) VerifyHeader(ctx context.Context, header string) (Principal, error) {
 	token, err := BearerToken(header)
@@ -143,8 +134,8 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) 
 	if !v.audienceMatches(&c) {
 		return Principal{}, fmt.Errorf("%w: audience does not match", ErrInvalidToken)
 	}
-	if c.Subject == "" {
-		return Principal{}, fmt.Errorf("%w: no subject", ErrInvalidToken)
+	if !validSubject(c.Subject) {
+		return Principal{}, fmt.Errorf("%w: the subject is empty, blank or has control characters", ErrInvalidToken)
 	}
 	p := Principal{Subject: c.Subject, Scopes: append(strings.Fields(c.Scope), c.Scp...), ExpiresAt: c.ExpiresAt.Time}
 	if v.scope != "" && !slices.Contains(p.Scopes, v.scope) {

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -488,5 +489,72 @@ func TestJWKSRedirectsAreBounded(t *testing.T) {
 		if (err == nil) != tc.ok {
 			t.Errorf("%d redirects: Verify = %v, want accepted = %v", tc.redirects, err, tc.ok)
 		}
+	}
+}
+
+// signRaw signs claims exactly as written (duplicate names, any case) with HS256.
+func signRaw(t *testing.T, claims string) string {
+	t.Helper()
+	enc := base64.RawURLEncoding
+	unsigned := enc.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + enc.EncodeToString([]byte(claims))
+	sig, err := jwt.SigningMethodHS256.Sign(unsigned, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return unsigned + "." + enc.EncodeToString(sig)
+}
+
+// Claims are read by their exact names (RFC 7519, section 4): a registered
+// name in another case is refused, never matched; NumericDates are numbers;
+// the subject speaks for someone visible.
+func TestClaimsReadExactlyAsSigned(t *testing.T) {
+	t.Parallel()
+	v := newVerifier(t, auth.Config{HS256Secret: secret})
+	iat, exp := now.Add(-time.Minute).Unix(), now.Add(time.Hour).Unix()
+	base := fmt.Sprintf(`"iss":%q,"aud":%q,"iat":%d,"exp":%d`, issuer, audience, iat, exp)
+	tests := []struct {
+		name    string
+		claims  string
+		wantSub string // "" means refused
+	}{
+		{"exact names", `{` + base + `,"sub":"tester"}`, "tester"},
+		{"unknown claims are ignored", `{` + base + `,"sub":"tester","role":"admin","Sub_id":"x"}`, "tester"},
+		{"SUB beside sub", `{` + base + `,"sub":"tester","SUB":"admin"}`, ""},
+		{"SUB before sub", `{` + base + `,"SUB":"admin","sub":"tester"}`, ""},
+		{"Sub alone", `{` + base + `,"Sub":"admin"}`, ""},
+		{"upper-case registered names only", fmt.Sprintf(`{"ISS":%q,"AUD":%q,"SUB":"admin","EXP":%d}`, issuer, audience, exp), ""},
+		{"Exp beside exp", `{` + base + `,"sub":"tester","Exp":99999999999}`, ""},
+		{"Scope in another case", `{` + base + `,"sub":"tester","SCOPE":"plants/write"}`, ""},
+		{"Token_Use in another case", `{` + base + `,"sub":"tester","Token_Use":"access"}`, ""},
+		{"sub twice", `{` + base + `,"sub":"tester","sub":"admin"}`, ""},
+		{"exp as a string", fmt.Sprintf(`{"iss":%q,"aud":%q,"sub":"tester","exp":"%d"}`, issuer, audience, exp), ""},
+		{"iat as a string", fmt.Sprintf(`{"iss":%q,"aud":%q,"sub":"tester","iat":"%d","exp":%d}`, issuer, audience, iat, exp), ""},
+		{"nbf as a string", `{` + base + `,"sub":"tester","nbf":"0"}`, ""},
+		{"exp as true", fmt.Sprintf(`{"iss":%q,"aud":%q,"sub":"tester","exp":true}`, issuer, audience), ""},
+		{"exp with a fraction", fmt.Sprintf(`{"iss":%q,"aud":%q,"sub":"tester","exp":%d.5}`, issuer, audience, exp), "tester"},
+		{"sub empty", `{` + base + `,"sub":""}`, ""},
+		{"sub only spaces", `{` + base + `,"sub":"   "}`, ""},
+		{"sub only a filler", `{` + base + `,"sub":"\u3164"}`, ""},
+		{"sub with a newline", `{` + base + `,"sub":"tester\nadmin"}`, ""},
+		{"sub with a NUL", `{` + base + `,"sub":"tester\u0000"}`, ""},
+		{"sub with DEL", `{` + base + `,"sub":"a\u007f"}`, ""},
+		{"sub as a number", `{` + base + `,"sub":7}`, ""},
+		{"sub null", `{` + base + `,"sub":null}`, ""},
+		{"sub with inner space", `{` + base + `,"sub":"a b"}`, "a b"},
+		{"claims not an object", `["sub","tester"]`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := v.Verify(context.Background(), signRaw(t, tt.claims))
+			if tt.wantSub == "" {
+				if !errors.Is(err, auth.ErrInvalidToken) {
+					t.Fatalf("Verify(%s) = %+v, %v; want ErrInvalidToken", tt.claims, p, err)
+				}
+				return
+			}
+			if err != nil || p.Subject != tt.wantSub {
+				t.Fatalf("Verify(%s) = %+v, %v; want subject %q", tt.claims, p, err, tt.wantSub)
+			}
+		})
 	}
 }
