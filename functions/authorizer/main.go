@@ -7,9 +7,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
-	"strings"
+	"regexp"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
@@ -75,20 +76,24 @@ func (a *authorizer) handle(ctx context.Context, event events.APIGatewayCustomAu
 	}
 }
 
-// stageResource turns the called method's ARN,
-// arn:aws:execute-api:{region}:{account}:{apiId}/{stage}/{method}/{path}, into
-// one that covers every method and path of that API and stage, so that the
-// gateway's cached answer serves every route and no other API.
-func stageResource(methodArn string) (string, bool) {
-	parts := strings.SplitN(methodArn, ":", 6)
-	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "execute-api" {
+// methodARN is the form of the ARN API Gateway builds for the called method:
+// arn:{partition}:execute-api:{region}:{12-digit account}:{apiId}/{stage}/{METHOD}/{path}.
+// API Gateway never puts a wildcard in it; a direct invoker (anyone with
+// lambda:InvokeFunction, a deployment hook, a test) could, so no '*' or '?'
+// may stand anywhere, and each part must have its documented shape.
+var methodARN = regexp.MustCompile(`^arn:(aws(?:-[a-z]+)*):execute-api:([a-z]{2}(?:-[a-z]+)+-[0-9]+):([0-9]{12}):([A-Za-z0-9_-]+)/([A-Za-z0-9_-]+)/[A-Z]+/[^*?]*$`)
+
+// stageResource turns the called method's ARN into one that covers every
+// method and path of that API and stage, so that the gateway's cached answer
+// serves every route and no other API. ok is false for an ARN that is not
+// exactly of the form above.
+func stageResource(arn string) (resource string, ok bool) {
+	m := methodARN.FindStringSubmatch(arn)
+	if m == nil {
 		return "", false
 	}
-	path := strings.SplitN(parts[5], "/", 3)
-	if len(path) < 3 || path[0] == "" || path[1] == "" {
-		return "", false
-	}
-	return strings.Join(parts[:5], ":") + ":" + path[0] + "/" + path[1] + "/*/*", true
+	partition, region, account, apiID, stage := m[1], m[2], m[3], m[4], m[5]
+	return fmt.Sprintf("arn:%s:execute-api:%s:%s:%s/%s/*/*", partition, region, account, apiID, stage), true
 }
 
 func policy(p auth.Principal, effect, resource string) events.APIGatewayCustomAuthorizerResponse {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/plantstore/plantstore/tools/bootstraps"
 	"github.com/plantstore/plantstore/tools/fixtures"
@@ -97,16 +100,67 @@ func TestPolicy(t *testing.T) {
 	}
 }
 
+// A direct invoker that asks about a wildcard ARN gets no policy at all, and
+// a token whose claims hold SUB beside sub speaks for nobody.
+func TestHostileEventsAreUnauthorized(t *testing.T) {
+	t.Parallel()
+	env := fixtureEnv(t)
+	a, err := newAuthorizer(t.Context(), func(k string) string { return env[k] }, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid, _ := readEvent(t, "authorizer-valid")
+	for _, arn := range []string{"arn:aws:execute-api:*:*:*/*/*/*", "arn:*:execute-api:us-east-1:123456789012:a1b2c3d4e5/v1/POST/plants", "arn:aws:execute-api:us-east-1::a1b2c3d4e5/v1/POST/plants"} {
+		ev := valid
+		ev.MethodArn = arn
+		if resp, err := a.handle(context.Background(), ev); err == nil || err.Error() != "Unauthorized" {
+			t.Errorf("methodArn %s: policy %+v, error %v; want Unauthorized", arn, resp.PolicyDocument, err)
+		}
+	}
+	claims := fmt.Sprintf(`{"iss":%q,"aud":%q,"sub":"tester","SUB":"admin","scope":%q,"exp":%d}`, env["AUTH_ISSUER"], env["AUTH_AUDIENCE"], env["AUTH_REQUIRED_SCOPE"], time.Now().Add(time.Hour).Unix())
+	enc := base64.RawURLEncoding
+	unsigned := enc.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + enc.EncodeToString([]byte(claims))
+	sig, err := jwt.SigningMethodHS256.Sign(unsigned, []byte(env["AUTH_HS256_SECRET"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := valid
+	ev.AuthorizationToken = "Bearer " + unsigned + "." + enc.EncodeToString(sig)
+	if resp, err := a.handle(context.Background(), ev); err == nil || err.Error() != "Unauthorized" {
+		t.Errorf("token with SUB beside sub: principal %q, error %v; want Unauthorized", resp.PrincipalID, err)
+	}
+}
+
 func TestStageResource(t *testing.T) {
 	t.Parallel()
 	tests := map[string]string{
-		"arn:aws:execute-api:eu-west-1:111122223333:abc123/v1/POST/plants":     "arn:aws:execute-api:eu-west-1:111122223333:abc123/v1/*/*",
-		"arn:aws-cn:execute-api:cn-north-1:111122223333:abc123/prod/GET/a/b/c": "arn:aws-cn:execute-api:cn-north-1:111122223333:abc123/prod/*/*",
-		"arn:aws:execute-api:us-east-1:111122223333:abc123/v1/POST/":           "arn:aws:execute-api:us-east-1:111122223333:abc123/v1/*/*",
-		"arn:aws:lambda:us-east-1:111122223333:function:x":                     "",
-		"arn:aws:execute-api:us-east-1:111122223333:abc123":                    "",
-		"arn:aws:execute-api:us-east-1:111122223333:abc123/v1":                 "",
-		"arn:aws:execute-api:us-east-1:111122223333://POST/plants":             "",
+		"arn:aws:execute-api:eu-west-1:111122223333:abc123/v1/POST/plants":         "arn:aws:execute-api:eu-west-1:111122223333:abc123/v1/*/*",
+		"arn:aws-cn:execute-api:cn-north-1:111122223333:abc123/prod/GET/a/b/c":     "arn:aws-cn:execute-api:cn-north-1:111122223333:abc123/prod/*/*",
+		"arn:aws-us-gov:execute-api:us-gov-west-1:111122223333:a_b-C/dev_1/POST/x": "arn:aws-us-gov:execute-api:us-gov-west-1:111122223333:a_b-C/dev_1/*/*",
+		"arn:aws:execute-api:us-east-1:111122223333:abc123/v1/POST/":               "arn:aws:execute-api:us-east-1:111122223333:abc123/v1/*/*",
+		// Wildcards, wherever they stand, never reach the policy.
+		"arn:aws:execute-api:*:*:*/*/*/*":                                  "",
+		"arn:aws:execute-api:us-east-1:111122223333:*/v1/POST/plants":      "",
+		"arn:aws:execute-api:us-east-1:111122223333:abc123/*/POST/plants":  "",
+		"arn:aws:execute-api:us-east-1:111122223333:abc123/v1/*/plants":    "",
+		"arn:aws:execute-api:us-east-1:111122223333:abc123/v1/POST/*":      "",
+		"arn:aws:execute-api:us-east-1:111122223333:abc123/v1/POST/pl?nts": "",
+		"arn:aws:execute-api:us-east-?:111122223333:abc123/v1/POST/plants": "",
+		"arn:aws:execute-api:us-east-1:11112222333?:abc123/v1/POST/plants": "",
+		"arn:*:execute-api:us-east-1:111122223333:abc123/v1/POST/plants":   "",
+		"arn:aws:execute-api:us-east-1:111122223333:ab?23/v1/POST/plants":  "",
+		// Empty or malformed parts.
+		"arn:aws:execute-api::111122223333:abc123/v1/POST/plants":           "",
+		"arn:aws:execute-api:us-east-1::abc123/v1/POST/plants":              "",
+		"arn:aws:execute-api:us-east-1:1111:abc123/v1/POST/plants":          "",
+		"arn::execute-api:us-east-1:111122223333:abc123/v1/POST/plants":     "",
+		"arn:aws:execute-api:us-east-1:111122223333:abc123/v1//plants":      "",
+		"arn:aws:execute-api:us-east-1:111122223333:abc.123/v1/POST/plants": "",
+		"arn:aws:execute-api:us-east-1:111122223333:abc123/v1/POST":         "",
+		"arn:aws:lambda:us-east-1:111122223333:function:x":                  "",
+		"arn:aws:execute-api:us-east-1:111122223333:abc123":                 "",
+		"arn:aws:execute-api:us-east-1:111122223333:abc123/v1":              "",
+		"arn:aws:execute-api:us-east-1:111122223333://POST/plants":          "",
 		"*": "",
 		"":  "",
 	}
