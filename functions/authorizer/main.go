@@ -22,6 +22,7 @@ import (
 
 func main() {
 	logger, err := lambdainit.Logger(os.Stdout, os.Getenv("LOG_LEVEL"))
+	slog.SetDefault(logger) // the log package's lines become JSON lines too
 	if err == nil {
 		var a *authorizer
 		if a, err = newAuthorizer(context.Background(), os.Getenv, logger); err == nil {

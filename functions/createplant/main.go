@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -26,6 +27,7 @@ import (
 
 func main() {
 	logger, err := lambdainit.Logger(os.Stdout, os.Getenv("LOG_LEVEL"))
+	slog.SetDefault(logger) // the log package's lines (the adapter's) become JSON lines too
 	if err == nil {
 		var fn *function
 		if fn, err = newFunction(context.Background(), os.Getenv, logger); err == nil {
@@ -100,6 +102,10 @@ func (f *function) handle(ctx context.Context, event events.APIGatewayProxyReque
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-deadlineMargin))
 		defer cancel()
 	}
+	if !convertible(event) {
+		f.logger.WarnContext(ctx, "unreadable event", "error", "its method, path or domain do not make an HTTP request")
+		return unreadable(), nil
+	}
 	if event.IsBase64Encoded { // decoded here, once: the adapter would log a failure as plain text
 		body, err := base64.StdEncoding.DecodeString(event.Body)
 		if err != nil {
@@ -113,6 +119,23 @@ func (f *function) handle(ctx context.Context, event events.APIGatewayProxyReque
 		return unreadable(), nil
 	}
 	return resp, nil
+}
+
+// convertible reports whether the adapter can turn event into a request. It
+// builds the request line as core.RequestAccessor.EventToRequest does
+// ("https://" + domainName + path, the method upper-cased) and asks
+// http.NewRequest, which refuses a method that is not a token and a URL with
+// control characters or spaces. An event it would refuse never reaches the
+// adapter, which prints such a failure raw to stdout, newlines included
+// (fmt.Printf "Could not convert request ..."), breaking the one JSON object
+// per line that the function's log is.
+func convertible(event events.APIGatewayProxyRequest) bool {
+	path := event.Path
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	_, err := http.NewRequest(strings.ToUpper(event.HTTPMethod), "https://"+event.RequestContext.DomainName+path, nil)
+	return err == nil
 }
 
 // unreadable is the answer to an event that is not an HTTP request, written

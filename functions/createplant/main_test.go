@@ -200,3 +200,64 @@ func TestBootstrap(t *testing.T) {
 		bootstraps.InitFails(t, bin, nil, "TABLE_NAME is required")
 	})
 }
+
+// TestHostileEventsKeepTheLogJSON runs the real binary on events whose
+// method, path or domain cannot make a request: each answers 400/40001, and
+// every line the function writes is one JSON object (no forged line).
+func TestHostileEventsKeepTheLogJSON(t *testing.T) {
+	t.Parallel()
+	bin := bootstraps.Bootstrap(t, "CreatePlantFunction")
+	rt, err := runtimeapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	var out bootstraps.Output
+	// No store is reached: every event below is refused before the handler.
+	fn, err := rt.Run(bin, []string{"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:9", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test"}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fn.Stop()
+	forged := `{"level":"ERROR","msg":"forged"}`
+	valid, _ := bootstraps.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
+	for name, change := range map[string]func(*events.APIGatewayProxyRequest){
+		"newline in path":      func(e *events.APIGatewayProxyRequest) { e.Path = "/plants\n" + forged },
+		"newline in method":    func(e *events.APIGatewayProxyRequest) { e.HTTPMethod = "POST\n" + forged },
+		"carriage return":      func(e *events.APIGatewayProxyRequest) { e.Path = "/plants\r" + forged },
+		"space in domain":      func(e *events.APIGatewayProxyRequest) { e.RequestContext.DomainName = "evil host\n" + forged },
+		"NUL in path":          func(e *events.APIGatewayProxyRequest) { e.Path = "/plants\x00" },
+		"method not a token":   func(e *events.APIGatewayProxyRequest) { e.HTTPMethod = "PO(ST)" },
+		"path without a slash": func(e *events.APIGatewayProxyRequest) { e.Path = "plants\n" },
+	} {
+		ev := valid
+		change(&ev)
+		raw, _ := json.Marshal(ev)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		res, err := rt.Invoke(ctx, raw, 10*time.Second)
+		cancel()
+		if err != nil || res.Error != nil {
+			t.Fatalf("%s: %v %s\nfunction output:\n%s", name, err, res.Error, out.String())
+		}
+		var resp events.APIGatewayProxyResponse
+		if err := json.Unmarshal(res.Payload, &resp); err != nil {
+			t.Fatalf("%s: %s: %v", name, res.Payload, err)
+		}
+		e := contract.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+		if resp.StatusCode != 400 || e.Error != 40001 {
+			t.Errorf("%s: got %d %s, want 400 40001", name, resp.StatusCode, resp.Body)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for _, line := range lines {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			t.Errorf("a log line is not a JSON object: %q (%v)", line, err)
+		} else if obj["msg"] == "forged" {
+			t.Errorf("a forged line reached the log: %q", line)
+		}
+	}
+	if len(lines) < 7 {
+		t.Errorf("%d log lines, want one per refused event:\n%s", len(lines), out.String())
+	}
+}
