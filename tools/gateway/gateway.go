@@ -42,12 +42,31 @@ const (
 	Region    = "us-east-1"
 	AccountID = "123456789012"
 	APIID     = "local"
-	// maxPayload is API Gateway's request payload limit (10 MB).
-	maxPayload = 10 << 20
+)
+
+// API Gateway's quotas for a REST API ("Quotas for configuring and running a
+// REST API in API Gateway", and for the request line and headers the HTTP
+// API table's "Total combined size of request line and header values").
+const (
+	// MaxPayload is the request payload limit, 10 MB.
+	MaxPayload = 10 << 20
+	// MaxHeaderBytes bounds the request line and the headers, 10,240 bytes.
+	MaxHeaderBytes = 10240
+	// IntegrationTimeout is the longest an integration may take, 29 s.
+	IntegrationTimeout = 29 * time.Second
+	// BodyTimeout bounds how long a client may take to send its body. API
+	// Gateway states no figure; a client that needs longer than the whole
+	// integration may take is not one to wait for.
+	BodyTimeout = 30 * time.Second
 )
 
 // Gateway is an http.Handler that serves an API as API Gateway would.
 type Gateway struct {
+	// IntegrationTimeout and BodyTimeout are the package's constants unless
+	// a test sets them before serving.
+	IntegrationTimeout time.Duration
+	BodyTimeout        time.Duration
+
 	api      *samtemplate.API
 	invoker  Invoker
 	now      func() time.Time
@@ -67,7 +86,10 @@ type cached struct {
 
 // New returns a gateway for api.
 func New(api *samtemplate.API, invoker Invoker, now func() time.Time, logger *slog.Logger) (*Gateway, error) {
-	g := &Gateway{api: api, invoker: invoker, now: now, logger: logger, cache: map[string]cached{}}
+	g := &Gateway{
+		IntegrationTimeout: IntegrationTimeout, BodyTimeout: BodyTimeout,
+		api: api, invoker: invoker, now: now, logger: logger, cache: map[string]cached{},
+	}
 	if a := api.Authorizer; a != nil && a.ValidationExpression != "" {
 		re, err := regexp.Compile(a.ValidationExpression)
 		if err != nil {
@@ -82,7 +104,10 @@ func New(api *samtemplate.API, invoker Invoker, now func() time.Time, logger *sl
 }
 
 // ServeHTTP follows the order of a REST API: route, throttle, authorizer,
-// integration.
+// integration. The stage's throttle counts every request to a method,
+// refused ones included (see docs/security.md, "Throttling and anonymous
+// clients"). A TOKEN authorizer needs only a header, so the body is read
+// after it: an unauthenticated client's body is never read.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	route := g.match(r)
 	if route == nil {
@@ -94,13 +119,8 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.respond(w, "THROTTLED", "Too Many Requests")
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxPayload+1))
-	if err != nil {
-		g.respond(w, "DEFAULT_4XX", "Bad Request")
-		return
-	}
-	if len(body) > maxPayload {
-		g.respond(w, "REQUEST_TOO_LARGE", "Request Too Long")
+	if headerBytes(r) > MaxHeaderBytes {
+		g.respondStatus(w, "DEFAULT_4XX", http.StatusRequestHeaderFieldsTooLarge, "Request Header Fields Too Large")
 		return
 	}
 	authorizer := map[string]any{}
@@ -112,7 +132,28 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(g.BodyTimeout)) // unsupported only by test recorders
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxPayload+1))
+	if err != nil {
+		g.respondStatus(w, "DEFAULT_4XX", http.StatusRequestTimeout, "Request Timeout")
+		return
+	}
+	if len(body) > MaxPayload {
+		g.respond(w, "REQUEST_TOO_LARGE", "Request Too Long")
+		return
+	}
 	g.integrate(w, r, route, body, authorizer)
+}
+
+// headerBytes is the size of the request line and the header fields.
+func headerBytes(r *http.Request) int {
+	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + len("Host: ") + len(r.Host)
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(": ") + len(v)
+		}
+	}
+	return n
 }
 
 func (g *Gateway) match(r *http.Request) *samtemplate.Route {
@@ -335,7 +376,14 @@ func (g *Gateway) integrate(w http.ResponseWriter, r *http.Request, route *samte
 		g.respond(w, "DEFAULT_5XX", "Internal server error")
 		return
 	}
-	answer, failed, err := g.invoker.Invoke(context.WithoutCancel(r.Context()), route.Function, payload)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), g.IntegrationTimeout)
+	defer cancel()
+	answer, failed, err := g.invoker.Invoke(ctx, route.Function, payload)
+	if ctx.Err() != nil {
+		g.logger.Error("integration timed out", "function", route.Function, "timeout", g.IntegrationTimeout.String())
+		g.respond(w, "INTEGRATION_TIMEOUT", "Endpoint request timed out")
+		return
+	}
 	if err != nil || failed {
 		g.logger.Error("integration failed", "function", route.Function, "error", fmt.Sprint(err), "answer", string(answer))
 		g.respondStatus(w, "DEFAULT_5XX", http.StatusBadGateway, "Internal server error")
@@ -371,7 +419,7 @@ func (g *Gateway) integrate(w http.ResponseWriter, r *http.Request, route *samte
 // (API Gateway developer guide, "Gateway response types").
 var defaultStatus = map[string]int{
 	"ACCESS_DENIED": 403, "AUTHORIZER_CONFIGURATION_ERROR": 500, "AUTHORIZER_FAILURE": 500,
-	"MISSING_AUTHENTICATION_TOKEN": 403, "REQUEST_TOO_LARGE": 413, "THROTTLED": 429,
+	"MISSING_AUTHENTICATION_TOKEN": 403, "REQUEST_TOO_LARGE": 413, "THROTTLED": 429, "INTEGRATION_TIMEOUT": 504,
 	"UNAUTHORIZED": 401, "DEFAULT_4XX": 400, "DEFAULT_5XX": 500,
 }
 

@@ -123,7 +123,13 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	srv := &http.Server{
+		Handler:           gw,
+		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    gateway.MaxHeaderBytes, // net/http adds 4 KiB of slack; the gateway checks the exact quota
+		IdleTimeout:       60 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "Plant Store start-api listening on %s (%s from %s, stage %s; no stage prefix in paths, as under sam local start-api)\n", url, *apiID, *templatePath, api.Stage)
 	if api.Authorizer != nil {
