@@ -248,6 +248,7 @@ func TestHostileEventsKeepTheLogJSON(t *testing.T) {
 			t.Errorf("%s: got %d %s, want 400 40001", name, resp.StatusCode, resp.Body)
 		}
 	}
+	fn.Stop() // and so wait for every line it wrote
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	for _, line := range lines {
 		var obj map[string]any

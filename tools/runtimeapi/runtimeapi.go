@@ -2,11 +2,21 @@
 // next, response, error and init/error. Tests, `make invoke` and `make bench`
 // run the real bootstrap binaries against it, as the Lambda service would,
 // without Docker.
+//
+// Any process on the machine can reach a loopback port, and the first to
+// poll next would receive the callers' events (bearer tokens included) and
+// could answer for the function. So each Server serves only under a random,
+// unguessable path prefix, handed to the bootstrap in AWS_LAMBDA_RUNTIME_API
+// ("127.0.0.1:PORT/PREFIX"): aws-lambda-go builds its URLs as "http://" +
+// that value + "/2018-06-01/runtime/..." (lambda/runtime_api_client.go), so
+// the prefix reaches every call. Other users cannot read a process's
+// environment; a process of the same user can (it could also read its memory).
 package runtimeapi
 
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -39,8 +49,9 @@ type invocation struct {
 
 // Server is a Runtime API for one function process at a time.
 type Server struct {
-	srv  *http.Server
-	addr string
+	srv    *http.Server
+	addr   string // host:port
+	secret string // the path prefix every request must carry
 
 	queue     chan *invocation
 	initError chan []byte
@@ -59,6 +70,7 @@ func Start() (*Server, error) {
 	}
 	s := &Server{
 		addr:      ln.Addr().String(),
+		secret:    rand.Text(),
 		queue:     make(chan *invocation),
 		initError: make(chan []byte, 1),
 		firstPoll: make(chan time.Time, 1),
@@ -69,8 +81,8 @@ func Start() (*Server, error) {
 	return s, nil
 }
 
-// Addr is the value for AWS_LAMBDA_RUNTIME_API.
-func (s *Server) Addr() string { return s.addr }
+// Addr is the value for AWS_LAMBDA_RUNTIME_API: host:port/secret.
+func (s *Server) Addr() string { return s.addr + "/" + s.secret }
 
 // Close stops the server.
 func (s *Server) Close() error { return s.srv.Close() }
@@ -107,7 +119,12 @@ func (s *Server) Invoke(ctx context.Context, payload []byte, timeout time.Durati
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	path, ok := strings.CutPrefix(r.URL.Path, prefix)
+	secret, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if subtle.ConstantTimeCompare([]byte(secret), []byte(s.secret)) != 1 {
+		http.NotFound(w, r)
+		return
+	}
+	path, ok := strings.CutPrefix("/"+rest, prefix)
 	if !ok {
 		http.NotFound(w, r)
 		return
@@ -180,7 +197,7 @@ type Function struct {
 func (s *Server) Run(path string, env []string, output io.Writer) (*Function, error) {
 	cmd := exec.Command(path)
 	cmd.Env = append([]string{
-		"AWS_LAMBDA_RUNTIME_API=" + s.addr,
+		"AWS_LAMBDA_RUNTIME_API=" + s.Addr(),
 		"AWS_LAMBDA_FUNCTION_NAME=local",
 		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
 		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=128",
