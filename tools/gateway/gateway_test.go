@@ -374,3 +374,22 @@ type invokerFunc func(ctx context.Context, fn string, payload []byte) ([]byte, b
 func (f invokerFunc) Invoke(ctx context.Context, fn string, payload []byte) ([]byte, bool, error) {
 	return f(ctx, fn, payload)
 }
+
+// Requests without a token spend the stage's throttle as any other does
+// (docs/security.md, "Throttling and anonymous clients"): after a burst of
+// them, a valid caller in the same instant is throttled.
+func TestAnonymousClientsSpendTheStageBurst(t *testing.T) {
+	t.Parallel()
+	g, f, _ := newGateway(t, "", allow, created) // template: burst 100
+	for i := range 100 {
+		if a := send(g, "POST", "/plants", ""); a.status != 401 {
+			t.Fatalf("anonymous request %d: %d, want 401", i, a.status)
+		}
+	}
+	if a := send(g, "POST", "/plants", jwtLike); a.status != 429 || a.Error != 42900 {
+		t.Errorf("a valid caller after 100 anonymous requests: %d %s, want 429/42900", a.status, a.body)
+	}
+	if n := f.count("AuthorizerFunction"); n != 0 {
+		t.Errorf("the authorizer ran %d times for requests without a token", n)
+	}
+}

@@ -160,21 +160,62 @@ func TestTranslated(t *testing.T) {
 		}
 	})
 
+	// README's "What the stack holds" states what this checks: each function
+	// runs with a role of its own (no SAM-made role, no managed policy),
+	// writes logs only into its own log group, and only createplant touches
+	// data: PutItem and GetItem on the table.
 	t.Run("IAM", func(t *testing.T) {
-		create := cfn.Map("Resources", "CreatePlantFunctionRole", "Properties")
-		stmts := fmt.Sprint(create["Policies"])
-		if !strings.Contains(stmts, "Action:[dynamodb:PutItem dynamodb:GetItem]") || !strings.Contains(stmts, "Resource:map[Fn::GetAtt:[PlantsTable Arn]]") ||
-			strings.Count(stmts, "Effect:") != 1 || strings.Contains(stmts, "*") {
-			t.Errorf("createplant's inline policy %s, want PutItem and GetItem on the table alone", stmts)
+		if roles := cfn.Resources("AWS::IAM::Role"); !slices.Equal(roles, []string{"ApiGatewayCloudWatchRole", "AuthorizerRole", "CreatePlantRole"}) {
+			t.Errorf("roles %v, want the two function roles (and the optional account logging role)", roles)
 		}
-		authz := cfn.Map("Resources", "AuthorizerFunctionRole", "Properties")
-		if _, ok := authz["Policies"]; ok {
-			t.Errorf("the authorizer's role has inline policies %v; it needs no data access", authz["Policies"])
-		}
-		for _, role := range []map[string]any{create, authz} {
-			want := "[arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess]"
-			if got := fmt.Sprint(role["ManagedPolicyArns"]); got != want {
-				t.Errorf("managed policies %s, want %s", got, want)
+		type grant struct{ actions, resource string }
+		for fn, want := range map[string]map[string]grant{
+			"CreatePlantFunction": {
+				"PutAndReadPlants": {"[dynamodb:PutItem dynamodb:GetItem]", "map[Fn::GetAtt:[PlantsTable Arn]]"},
+				"OwnLogGroup":      {"[logs:CreateLogStream logs:PutLogEvents]", "map[Fn::GetAtt:[CreatePlantLogGroup Arn]]"},
+				"Traces":           {"[xray:PutTraceSegments xray:PutTelemetryRecords]", "*"},
+			},
+			"AuthorizerFunction": {
+				"OwnLogGroup": {"[logs:CreateLogStream logs:PutLogEvents]", "map[Fn::GetAtt:[AuthorizerLogGroup Arn]]"},
+				"Traces":      {"[xray:PutTraceSegments xray:PutTelemetryRecords]", "*"},
+			},
+		} {
+			ref, _ := cfn.Get("Resources", fn, "Properties", "Role").(map[string]any)
+			getAtt := fmt.Sprint(ref["Fn::GetAtt"])
+			roleID, _, _ := strings.Cut(strings.Trim(getAtt, "[]"), " ")
+			role := cfn.Map("Resources", roleID, "Properties")
+			if role == nil || !strings.HasSuffix(getAtt, " Arn]") {
+				t.Errorf("%s: Role = %v, want !GetAtt <its role>.Arn", fn, ref)
+				continue
+			}
+			if _, ok := role["ManagedPolicyArns"]; ok {
+				t.Errorf("%s: managed policies %v, want none", roleID, role["ManagedPolicyArns"])
+			}
+			got := map[string]grant{}
+			for _, p := range asSlice(role["Policies"]) {
+				doc, _ := p.(map[string]any)["PolicyDocument"].(map[string]any)
+				for _, st := range asSlice(doc["Statement"]) {
+					st := st.(map[string]any)
+					if st["Effect"] != "Allow" {
+						t.Errorf("%s: statement %v", roleID, st)
+					}
+					got[fmt.Sprint(st["Sid"])] = grant{fmt.Sprint(st["Action"]), fmt.Sprint(st["Resource"])}
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s (%s) may:\n%v\nwant:\n%v", fn, roleID, got, want)
+			}
+			var actions []string
+			for _, g := range got {
+				actions = append(actions, strings.Fields(strings.Trim(g.actions, "[]"))...)
+			}
+			slices.Sort(actions)
+			if documented := documentedActions(t)[fn]; !slices.Equal(actions, documented) {
+				t.Errorf("%s may %v; docs/security.md (\"What each function may do\") says %v", fn, actions, documented)
+			}
+			trust := fmt.Sprint(role["AssumeRolePolicyDocument"])
+			if !strings.Contains(trust, "Service:lambda.amazonaws.com") || strings.Count(trust, "Effect:") != 1 {
+				t.Errorf("%s trust policy %s, want Lambda alone", roleID, trust)
 			}
 		}
 	})
@@ -190,4 +231,32 @@ func TestTranslated(t *testing.T) {
 			t.Errorf("AuthJwksUrl AllowedPattern = %v, want https only", pat)
 		}
 	})
+}
+
+// documentedActions reads docs/security.md's table "What each function may
+// do": the actions granted to each function, sorted.
+func documentedActions(t *testing.T) map[string][]string {
+	t.Helper()
+	raw, err := os.ReadFile("../../docs/security.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(raw), "## What each function may do\n")
+	if !ok {
+		t.Fatal(`docs/security.md has no section "What each function may do"`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	out := map[string][]string{}
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || !strings.HasSuffix(strings.TrimSpace(cells[1]), "Function") {
+			continue
+		}
+		fn := strings.TrimSpace(cells[1])
+		for _, a := range strings.Split(cells[2], ",") {
+			out[fn] = append(out[fn], strings.Trim(strings.TrimSpace(a), "`"))
+		}
+		slices.Sort(out[fn])
+	}
+	return out
 }
