@@ -7,7 +7,7 @@ import (
 	"github.com/plantstore/plantstore/internal/plant"
 )
 
-// plantBody is the Plant of the specification on the wire.
+// plantBody is the Plant of api/openapi.yaml on the wire.
 type plantBody struct {
 	Name string  `json:"name"`
 	Tag  *string `json:"tag,omitempty"`
@@ -15,7 +15,7 @@ type plantBody struct {
 
 func encodePlant(p plant.Plant) plantBody { return plantBody(p) }
 
-// errorBody is the Error of the specification on the wire.
+// errorBody is the Error of api/openapi.yaml on the wire.
 type errorBody struct {
 	Error   int32  `json:"error"`
 	Message string `json:"message"`

@@ -7,8 +7,9 @@ import (
 	"errors"
 )
 
-// Plant is a stored plant as clients see it. The id is not part of it
-// (rule 2 of the specification).
+// Plant is a stored plant as clients see it. The id is not part of it:
+// a client names the id it creates and gets back the plant, never the id
+// (docs/design.md, "POST /plants" and api/openapi.yaml's Plant schema).
 type Plant struct {
 	Name string
 	Tag  *string // nil when the plant has no tag

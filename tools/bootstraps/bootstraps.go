@@ -1,4 +1,4 @@
-// Package lambdatest builds the functions' real bootstrap binaries for tests,
+// Package bootstraps builds the functions' real bootstrap binaries for tests,
 // through the same Makefile targets that `sam build` calls, for the host's
 // architecture.
 package bootstraps
