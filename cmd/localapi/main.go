@@ -4,9 +4,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/boltstore"
+	"github.com/plantstore/plantstore/internal/devserver"
 	"github.com/plantstore/plantstore/internal/httpapi"
 	"github.com/plantstore/plantstore/internal/logging"
 	"github.com/plantstore/plantstore/internal/plant"
@@ -47,40 +48,36 @@ var defaultLimits = limits{
 }
 
 const (
-	shutdownTimeout = 10 * time.Second
-	printedTokenTTL = 24 * time.Hour
-	tokenCacheTTL   = 300 * time.Second // the gateway's authorizer cache in template.yaml
-	tokenCacheSize  = 4096
+	tokenCacheTTL  = 300 * time.Second // the gateway's authorizer cache in template.yaml
+	tokenCacheSize = 4096
 )
 
 // config is the local API's environment (docs/design.md, "Configuration"), read once.
 type config struct {
-	host      string // 127.0.0.1 unless HOST says otherwise
-	port      int
-	limits    limits
-	storePath string
-	tableName string
-	auth      auth.Config
-	generated bool // the HS256 secret was made up for this run
-	logLevel  slog.Level
+	host       string // 127.0.0.1 unless HOST says otherwise
+	port       int
+	limits     limits
+	storePath  string
+	tableName  string
+	auth       auth.Config
+	generated  bool   // the HS256 secret was made up for this run
+	tokenScope string // the scope of the printed token: TOKEN_SCOPE, else AUTH_REQUIRED_SCOPE
+	logLevel   slog.Level
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
 	c := config{
 		host:      "127.0.0.1",
-		port:      3000,
 		limits:    defaultLimits,
 		storePath: ".plantstore/plants.db",
 		tableName: getenv("TABLE_NAME"),
 		auth:      auth.ConfigFromEnv(getenv),
 	}
-	if v := getenv("PORT"); v != "" {
-		p, err := strconv.Atoi(v)
-		if err != nil || p < 0 || p > 65535 {
-			return c, fmt.Errorf("PORT=%q: want a port number", v)
-		}
-		c.port = p
+	var err error
+	if c.port, err = devserver.Port(getenv); err != nil {
+		return c, err
 	}
+	c.tokenScope = cmp.Or(getenv("TOKEN_SCOPE"), c.auth.RequiredScope)
 	if v := getenv("HOST"); v != "" {
 		if net.ParseIP(v) == nil && v != "localhost" {
 			return c, fmt.Errorf("HOST=%q: want an IP address or localhost", v)
@@ -90,7 +87,6 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if v := getenv("STORE_PATH"); v != "" {
 		c.storePath = v
 	}
-	var err error
 	if c.logLevel, err = logging.ParseLevel(getenv("LOG_LEVEL")); err != nil {
 		return c, err
 	}
@@ -158,28 +154,16 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "Plant Store local API listening on %s (store: %s)\n", url, where)
 	if cfg.auth.HS256Secret != nil {
-		if err := printToken(stdout, cfg, url); err != nil {
+		note := ""
+		if cfg.generated {
+			note = "; the secret is new each run, set AUTH_HS256_SECRET to keep tokens across restarts"
+		}
+		spec := auth.TokenSpec{Issuer: cfg.auth.Issuer, Audience: cfg.auth.Audience, Subject: "local-developer", Scope: cfg.tokenScope}
+		if err := devserver.PrintToken(stdout, cfg.auth.HS256Secret, spec, url, note, time.Now()); err != nil {
 			return err
 		}
 	}
-
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
-	}
-	fmt.Fprintln(stdout, "Plant Store local API stopped")
-	return nil
+	return devserver.Serve(ctx, srv, ln, stdout, "Plant Store local API")
 }
 
 // openStore opens the embedded store, or DynamoDB when TABLE_NAME is set.
@@ -192,24 +176,6 @@ func openStore(ctx context.Context, cfg config) (plant.Store, string, func() err
 		return nil, "", nil, err
 	}
 	return s, cfg.storePath, s.Close, nil
-}
-
-// printToken prints a token for the HS256 secret and a curl line to try it.
-func printToken(w io.Writer, cfg config, url string) error {
-	tok, err := auth.NewHS256Token(cfg.auth.HS256Secret, auth.TokenSpec{
-		Issuer: cfg.auth.Issuer, Audience: cfg.auth.Audience, Subject: "local-developer",
-		Scope: cfg.auth.RequiredScope, IssuedAt: time.Now(), TTL: printedTokenTTL,
-	})
-	if err != nil {
-		return fmt.Errorf("sign the local token: %w", err)
-	}
-	note := ""
-	if cfg.generated {
-		note = "; the secret is new each run, set AUTH_HS256_SECRET to keep tokens across restarts"
-	}
-	fmt.Fprintf(w, "Token (valid %s%s):\n%s\n", printedTokenTTL, note, tok)
-	fmt.Fprintf(w, "Try:\ncurl -i %s/plants -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '{\"id\":1,\"name\":\"Monstera\",\"tag\":\"indoor\"}'\n", url, tok)
-	return nil
 }
 
 // withTimeout bounds the store work of each request; past d the handler

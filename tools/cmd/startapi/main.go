@@ -16,6 +16,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -32,6 +33,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/auth"
+	"github.com/plantstore/plantstore/internal/devserver"
 	"github.com/plantstore/plantstore/tools/emulator"
 	"github.com/plantstore/plantstore/tools/gateway"
 	"github.com/plantstore/plantstore/tools/proc"
@@ -50,8 +52,6 @@ func main() {
 	}
 }
 
-const printedTokenTTL = 24 * time.Hour
-
 func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
 	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
@@ -67,13 +67,9 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if *bootstraps == "" {
 		return errors.New("-bootstraps is required (make start-api builds them)")
 	}
-	port := 3000
-	if v := getenv("PORT"); v != "" {
-		p, err := strconv.Atoi(v)
-		if err != nil || p < 0 || p > 65535 {
-			return fmt.Errorf("PORT=%q: want a port number", v)
-		}
-		port = p
+	port, err := devserver.Port(getenv)
+	if err != nil {
+		return err
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 
@@ -133,39 +129,22 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "Plant Store start-api listening on %s (%s from %s, stage %s; no stage prefix in paths, as under sam local start-api)\n", url, *apiID, *templatePath, api.Stage)
 	if api.Authorizer != nil {
-		if err := printToken(stdout, envs[api.Authorizer.Function], url); err != nil {
+		if err := printToken(stdout, envs[api.Authorizer.Function], getenv("TOKEN_SCOPE"), url); err != nil {
 			return err
 		}
 	}
-
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return srv.Shutdown(shutdownCtx)
+	return devserver.Serve(ctx, srv, ln, stdout, "Plant Store start-api")
 }
 
 // printToken prints a token that the authorizer accepts, when its
-// environment holds an HS256 secret, and a curl line to try it.
-func printToken(w io.Writer, env map[string]string, url string) error {
+// environment holds an HS256 secret, and a curl line to try it. Its scope is
+// scope, else the authorizer's AUTH_REQUIRED_SCOPE.
+func printToken(w io.Writer, env map[string]string, scope, url string) error {
 	secret := env["AUTH_HS256_SECRET"]
 	if secret == "" {
 		fmt.Fprintln(w, "The authorizer has no HS256 secret in its environment; bring a token its JWKS accepts.")
 		return nil
 	}
-	tok, err := auth.NewHS256Token([]byte(secret), auth.TokenSpec{
-		Issuer: env["AUTH_ISSUER"], Audience: env["AUTH_AUDIENCE"], Subject: "local-developer",
-		Scope: env["AUTH_REQUIRED_SCOPE"], IssuedAt: time.Now(), TTL: printedTokenTTL,
-	})
-	if err != nil {
-		return fmt.Errorf("sign a token: %w", err)
-	}
-	fmt.Fprintf(w, "Token (valid %s, signed with the authorizer's AUTH_HS256_SECRET from the env file):\n%s\n", printedTokenTTL, tok)
-	fmt.Fprintf(w, "Try:\ncurl -i %s/plants -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '{\"id\":1,\"name\":\"Monstera\",\"tag\":\"indoor\"}'\n", url, tok)
-	return nil
+	spec := auth.TokenSpec{Issuer: env["AUTH_ISSUER"], Audience: env["AUTH_AUDIENCE"], Subject: "local-developer", Scope: cmp.Or(scope, env["AUTH_REQUIRED_SCOPE"])}
+	return devserver.PrintToken(w, []byte(secret), spec, url, ", signed with the authorizer's AUTH_HS256_SECRET from the env file", time.Now())
 }

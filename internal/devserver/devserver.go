@@ -1,0 +1,85 @@
+// Package devserver holds what the two servers a developer runs on a laptop
+// share: make run (cmd/localapi) and make start-api (tools/cmd/startapi).
+// Both read PORT the same way, print the same kind of banner (where they
+// listen, a token the server accepts and a curl line to try it), and stop
+// the same way: on SIGINT or SIGTERM, requests in flight finish, one
+// "stopped" line is printed and the process exits 0.
+package devserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/plantstore/plantstore/internal/auth"
+)
+
+// DefaultPort is where both servers listen unless PORT says otherwise.
+const DefaultPort = 3000
+
+// ShutdownTimeout bounds how long requests in flight may take to finish.
+const ShutdownTimeout = 10 * time.Second
+
+// Port reads PORT: a number from 0 (a free port) to 65535, DefaultPort when unset.
+func Port(getenv func(string) string) (int, error) {
+	v := getenv("PORT")
+	if v == "" {
+		return DefaultPort, nil
+	}
+	p, err := strconv.Atoi(v)
+	if err != nil || p < 0 || p > 65535 {
+		return 0, fmt.Errorf("PORT=%q: want a port number from 0 to 65535", v)
+	}
+	return p, nil
+}
+
+// Serve serves srv on ln until ctx ends, then shuts it down: requests in
+// flight finish (for up to ShutdownTimeout) and "<name> stopped" is
+// printed to stdout. A clean stop is a nil error.
+func Serve(ctx context.Context, srv *http.Server, ln net.Listener, stdout io.Writer, name string) error {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	fmt.Fprintln(stdout, name, "stopped")
+	return nil
+}
+
+// TokenTTL is how long a printed token is valid.
+const TokenTTL = 24 * time.Hour
+
+// PrintToken prints a token that secret signs for spec (its IssuedAt and
+// TTL are set here) and a curl line that creates a plant with it. The line
+// names a fresh id (the time in seconds), so that it creates a plant even
+// on a store that fixtures or earlier runs have filled. note, when not
+// empty, follows the validity on the token's line.
+func PrintToken(w io.Writer, secret []byte, spec auth.TokenSpec, url, note string, now time.Time) error {
+	spec.IssuedAt, spec.TTL = now, TokenTTL
+	tok, err := auth.NewHS256Token(secret, spec)
+	if err != nil {
+		return fmt.Errorf("sign a token: %w", err)
+	}
+	scope := ""
+	if spec.Scope != "" {
+		scope = ", scope " + spec.Scope
+	}
+	fmt.Fprintf(w, "Token (valid %s%s%s):\n%s\n", TokenTTL, scope, note, tok)
+	fmt.Fprintf(w, "Try:\ncurl -i %s/plants -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '{\"id\":%d,\"name\":\"Monstera\",\"tag\":\"indoor\"}'\n", url, tok, now.Unix())
+	return nil
+}
