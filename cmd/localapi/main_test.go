@@ -18,7 +18,7 @@ import (
 	"github.com/plantstore/plantstore/internal/boltstore"
 	"github.com/plantstore/plantstore/tools/blackbox"
 	"github.com/plantstore/plantstore/tools/contract"
-	"github.com/plantstore/plantstore/tools/serverproc"
+	"github.com/plantstore/plantstore/tools/proc"
 )
 
 // syncBuffer is an io.Writer that the server writes and the test reads.
@@ -87,7 +87,7 @@ func start(t *testing.T, vars map[string]string, adjust ...func(*config)) *serve
 			t.Fatalf("run returned early: %v\nstderr: %s", err, s.stderr)
 		default:
 		}
-		var banner serverproc.Banner
+		var banner proc.Banner
 		for _, line := range strings.Split(s.stdout.String(), "\n") {
 			banner.Line(line)
 		}

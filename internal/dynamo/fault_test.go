@@ -18,29 +18,13 @@ import (
 	"github.com/plantstore/plantstore/tools/emulator"
 )
 
-// countingAPI counts the calls the store makes: a real client, wrapped.
-type countingAPI struct {
-	dynamo.API
-	puts, gets atomic.Int32
-}
-
-func (c *countingAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	c.puts.Add(1)
-	return c.API.PutItem(ctx, in, opts...)
-}
-
-func (c *countingAPI) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	c.gets.Add(1)
-	return c.API.GetItem(ctx, in, opts...)
-}
-
 // A create is one PutItem and no read; a replay reads only where the server
 // does not return the old item (dynalite).
 func TestCallsPerCreate(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		srv          func(testing.TB) *emulator.Server
-		getsOnReplay int32
+		getsOnReplay int
 	}{
 		{emulator.Moto, 0},
 		{emulator.Dynalite, 1},
@@ -48,19 +32,19 @@ func TestCallsPerCreate(t *testing.T) {
 		srv := tc.srv(t)
 		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
-			api := &countingAPI{API: srv.Client()}
+			api := &emulator.Counting{API: srv.Client()}
 			s := dynamo.New(api, emulator.NewTable(t, srv), time.Now)
 			ctx := context.Background()
 			if created, err := s.Create(ctx, plant.NewPlant{ID: 1, Name: "Fern"}); err != nil || !created {
 				t.Fatalf("Create = %v, %v", created, err)
 			}
-			if p, g := api.puts.Load(), api.gets.Load(); p != 1 || g != 0 {
+			if p, g, _, _ := api.Counts(); p != 1 || g != 0 {
 				t.Errorf("create: %d PutItem, %d GetItem; want 1, 0", p, g)
 			}
 			if created, err := s.Create(ctx, plant.NewPlant{ID: 1, Name: "Fern"}); err != nil || created {
 				t.Fatalf("replay = %v, %v", created, err)
 			}
-			if p, g := api.puts.Load(), api.gets.Load(); p != 2 || g != tc.getsOnReplay {
+			if p, g, _, _ := api.Counts(); p != 2 || g != tc.getsOnReplay {
 				t.Errorf("after replay: %d PutItem, %d GetItem; want 2, %d", p, g, tc.getsOnReplay)
 			}
 		})

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"time"
@@ -127,8 +126,4 @@ func logRequests(logger *slog.Logger, now func() time.Time, next http.Handler) h
 	})
 }
 
-func newRequestID() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+func newRequestID() string { return rand.Text() }

@@ -8,10 +8,9 @@
 package blackbox
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
@@ -140,8 +139,4 @@ func RunCreate(t *testing.T, url, token string) {
 }
 
 // freshID is a random positive id: the store may be persistent across runs.
-func freshID() int64 {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return int64(binary.BigEndian.Uint64(b[:])>>2) + 1
-}
+func freshID() int64 { return rand.Int64N(1<<62) + 1 }

@@ -7,7 +7,6 @@ package emulator
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"sync"
 	"testing"
@@ -69,9 +68,7 @@ func get(t testing.TB, s *shared, name string, start func() (*Server, error)) *S
 // NewTable creates a fresh plants table on s and returns its name.
 func NewTable(t testing.TB, s *Server) string {
 	t.Helper()
-	var b [6]byte
-	rand.Read(b[:])
-	name := "plants-" + hex.EncodeToString(b[:])
+	name := "plants-" + rand.Text()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := CreateTable(ctx, s.Client(), name); err != nil {

@@ -11,7 +11,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -347,7 +346,7 @@ func (g *Gateway) integrate(w http.ResponseWriter, r *http.Request, route *samte
 			AccountID:        AccountID,
 			ResourceID:       "local",
 			Stage:            g.api.Stage,
-			RequestID:        newID(),
+			RequestID:        rand.Text(),
 			Identity:         events.APIGatewayRequestIdentity{SourceIP: sourceIP(r), UserAgent: r.UserAgent()},
 			ResourcePath:     route.Path,
 			Authorizer:       authorizer,
@@ -467,10 +466,4 @@ func sourceIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

@@ -1,22 +1,56 @@
 // Package proc starts the helper processes of the tooling (bootstraps, the
 // local API, moto and dynalite) so that they never outlive the tool or test
-// that started them, on every system Go builds for.
+// that started them, on every system Go builds for, and keeps the tools'
+// temporary folders from outliving them.
 //
 // On Linux the kernel stops a child when its parent dies (Pdeathsig). Other
 // systems have no such call, so every child started here is also recorded,
 // and StopAll, which each tool and TestMain defers, stops the ones still
-// running.
+// running and removes the folders made by TempDir. ExitOnSignal does the
+// same when a batch tool is interrupted (Ctrl-C during make bench).
 package proc
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"os/signal"
 	"sync"
+	"syscall"
 )
 
 var (
 	mu      sync.Mutex
 	running = map[*exec.Cmd]struct{}{}
+	temps   []string
 )
+
+// TempDir makes a temporary folder that StopAll removes.
+func TempDir(pattern string) (string, error) {
+	dir, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", err
+	}
+	mu.Lock()
+	temps = append(temps, dir)
+	mu.Unlock()
+	return dir, nil
+}
+
+// ExitOnSignal makes the first SIGINT or SIGTERM stop every child, remove
+// the temporary folders and exit with status 130, saying so on stderr. For
+// tools that run to completion (bench, load, smoke); servers shut down
+// gracefully on their context instead.
+func ExitOnSignal(name string) {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-c
+		StopAll()
+		fmt.Fprintf(os.Stderr, "%s: stopped by %v; its processes and temporary files are gone\n", name, s)
+		os.Exit(130)
+	}()
+}
 
 // Start starts cmd in a process group of its own, tied to this process where
 // the system allows, and records it for StopAll.
@@ -49,16 +83,22 @@ func Terminate(cmd *exec.Cmd) {
 	}
 }
 
-// StopAll kills every child started by Start that has not been stopped.
+// StopAll kills every child started by Start that has not been stopped, and
+// removes the folders made by TempDir.
 func StopAll() {
 	mu.Lock()
 	cmds := make([]*exec.Cmd, 0, len(running))
 	for c := range running {
 		cmds = append(cmds, c)
 	}
+	dirs := temps
+	temps = nil
 	mu.Unlock()
 	for _, c := range cmds {
 		Kill(c)
+	}
+	for _, d := range dirs {
+		_ = os.RemoveAll(d)
 	}
 }
 

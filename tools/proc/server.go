@@ -1,8 +1,9 @@
-// Package serverproc builds and starts a server (cmd/localapi, as `make run`
-// does, or the start-api tool) as a separate process and reads the address
-// and token it prints. The benchmarks, the load and crash tests and the smoke
-// check drive it over real HTTP.
-package serverproc
+package proc
+
+// This file builds and starts a server (cmd/localapi, as `make run` does, or
+// the start-api tool) as a separate process and reads the address and token
+// it prints. The benchmarks, the load and crash tests and the smoke check
+// drive it over real HTTP.
 
 import (
 	"bufio"
@@ -15,8 +16,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-
-	"github.com/plantstore/plantstore/tools/proc"
 )
 
 // Build compiles cmd/localapi (or another server package) into dir.
@@ -66,10 +65,10 @@ func (b *Banner) Complete(wantToken bool) bool {
 	return b.URL != "" && (!wantToken || b.Token != "")
 }
 
-// Start runs bin with env added to this process's environment, stderr to
+// StartServer runs bin with env added to this process's environment, stderr to
 // stderr, and waits until it prints where it listens (and, when wantToken,
 // its token).
-func Start(bin string, env []string, wantToken bool, stderr io.Writer) (*Server, error) {
+func StartServer(bin string, env []string, wantToken bool, stderr io.Writer) (*Server, error) {
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = stderr
@@ -77,7 +76,7 @@ func Start(bin string, env []string, wantToken bool, stderr io.Writer) (*Server,
 	if err != nil {
 		return nil, err
 	}
-	if err := proc.Start(cmd); err != nil {
+	if err := Start(cmd); err != nil {
 		return nil, err
 	}
 	s := &Server{cmd: cmd, done: make(chan struct{})}
@@ -101,7 +100,7 @@ func Start(bin string, env []string, wantToken bool, stderr io.Writer) (*Server,
 			}
 			banner.Line(line)
 		case <-deadline:
-			proc.Kill(cmd)
+			Kill(cmd)
 			cmd.Wait()
 			return nil, fmt.Errorf("%s did not start within 30s", bin)
 		}
@@ -120,11 +119,11 @@ func Start(bin string, env []string, wantToken bool, stderr io.Writer) (*Server,
 
 // Stop asks the server to shut down (SIGTERM) and waits for it.
 func (s *Server) Stop() error {
-	proc.Terminate(s.cmd)
+	Terminate(s.cmd)
 	select {
 	case <-s.done:
 	case <-time.After(15 * time.Second):
-		proc.Kill(s.cmd)
+		Kill(s.cmd)
 		<-s.done
 		return fmt.Errorf("the server did not stop within 15s of SIGTERM")
 	}
@@ -136,6 +135,6 @@ func (s *Server) Stop() error {
 
 // Kill ends the server with SIGKILL, as a crash would, and waits for it.
 func (s *Server) Kill() {
-	proc.Kill(s.cmd)
+	Kill(s.cmd)
 	<-s.done
 }

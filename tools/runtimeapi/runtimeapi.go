@@ -17,7 +17,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
@@ -96,7 +95,7 @@ func (s *Server) InitError() <-chan []byte { return s.initError }
 // Invoke hands payload to the function's next poll and waits for its answer.
 // timeout is the function's deadline, as Lambda sets it.
 func (s *Server) Invoke(ctx context.Context, payload []byte, timeout time.Duration) (Result, error) {
-	inv := &invocation{id: newID(), payload: payload, deadline: time.Now().Add(timeout), done: make(chan Result, 1)}
+	inv := &invocation{id: rand.Text(), payload: payload, deadline: time.Now().Add(timeout), done: make(chan Result, 1)}
 	s.mu.Lock()
 	s.pending[inv.id] = inv
 	s.mu.Unlock()
@@ -176,13 +175,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
-}
-
-func newID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	h := hex.EncodeToString(b[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // Function is a bootstrap process running against a Server.

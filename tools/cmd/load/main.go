@@ -35,11 +35,12 @@ import (
 	"github.com/plantstore/plantstore/internal/dynamo"
 	"github.com/plantstore/plantstore/internal/plant"
 	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/tools/loadgen"
 	"github.com/plantstore/plantstore/tools/proc"
-	"github.com/plantstore/plantstore/tools/serverproc"
 )
 
 func main() {
+	proc.ExitOnSignal("load")
 	defer proc.StopAll() // children still running on an orderly exit (see package proc)
 	if err := run(context.Background(), os.Args, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
@@ -68,12 +69,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if o.mode != "embedded" && o.mode != "dynamodb" {
 		return fmt.Errorf("-mode %q: want embedded or dynamodb", o.mode)
 	}
-	dir, err := os.MkdirTemp("", "plantstore-load-")
+	dir, err := proc.TempDir("plantstore-load-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin, err := serverproc.Build(dir, "./cmd/localapi")
+	bin, err := proc.Build(dir, "./cmd/localapi")
 	if err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 
-	server, err := serverproc.Start(bin, env, false, os.Stderr)
+	server, err := proc.StartServer(bin, env, false, os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -115,26 +116,26 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	d.url.Store(&server.URL)
 	d.base = randomBase()
 
-	start := time.Now()
-	stop := start.Add(o.dur)
-	var wg sync.WaitGroup
-	for range o.conns {
-		wg.Go(func() { d.work(stop) })
-	}
+	results := make(chan loadgen.Result, 1)
+	go func() {
+		client := func(int) *http.Client {
+			return &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+		}
+		results <- loadgen.Run(o.conns, o.dur, client, d.one)
+	}()
 	crashes := 0
 	if o.crash {
 		time.Sleep(o.dur / 2)
 		d.crashing.Store(true)
 		server.Kill()
 		crashes++
-		if server, err = serverproc.Start(bin, env, false, os.Stderr); err != nil {
+		if server, err = proc.StartServer(bin, env, false, os.Stderr); err != nil {
 			return fmt.Errorf("restart after the crash: %w", err)
 		}
 		d.url.Store(&server.URL)
 		d.crashing.Store(false)
 	}
-	wg.Wait()
-	elapsed := time.Since(start)
+	res := <-results
 	if err := server.Stop(); err != nil {
 		return err
 	}
@@ -143,7 +144,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return d.report(out, o, elapsed, crashes, stored)
+	return d.report(out, o, res, crashes, stored)
 }
 
 // driver sends the load and remembers every acknowledgement.
@@ -158,7 +159,6 @@ type driver struct {
 
 	mu         sync.Mutex
 	acks       map[int64][]plant.Plant // every plant answered 200, by id
-	latencies  []time.Duration
 	byOutcome  map[string]int
 	unexpected []string
 	lostToKill int // requests that failed while the server was being killed
@@ -177,40 +177,37 @@ func randomBase() int64 {
 	return n.Int64() + 1<<20
 }
 
-func (d *driver) work(stop time.Time) {
-	client := &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
-	for i := 0; time.Now().Before(stop); i++ {
-		var body, kind string
-		var sent plant.Plant
-		var id int64
-		switch r := d.next.Add(1); {
-		case r%10 < 6: // a new plant
-			id = d.base + r
-			tag := "t" + strconv.FormatInt(r%7, 10)
-			sent = plant.Plant{Name: "plant " + strconv.FormatInt(id, 10), Tag: &tag}
-			body = fmt.Sprintf(`{"id":%d,"name":%q,"tag":%q}`, id, sent.Name, tag)
-			kind = "new"
-		case r%10 < 8: // a contested id, one of two plants
-			id = d.base - 1 - r%hotIDs
-			sent = plant.Plant{Name: []string{"hot A", "hot B"}[(r/hotIDs)%2]}
-			body = fmt.Sprintf(`{"id":%d,"name":%q}`, id, sent.Name)
-			kind = "contested"
-		default: // invalid: ids below every valid one, never to be stored
-			id = -d.base - r
-			body = fmt.Sprintf(invalidBodies[int(r/10)%len(invalidBodies)], id)
-			kind = "invalid"
-		}
-		d.send(client, kind, id, sent, body)
+// one sends the next request of the mix: new plants, contested ids and
+// invalid bodies. It reports whether the request got an answer.
+func (d *driver) one(client *http.Client) bool {
+	var body, kind string
+	var sent plant.Plant
+	var id int64
+	switch r := d.next.Add(1); {
+	case r%10 < 6: // a new plant
+		id = d.base + r
+		tag := "t" + strconv.FormatInt(r%7, 10)
+		sent = plant.Plant{Name: "plant " + strconv.FormatInt(id, 10), Tag: &tag}
+		body = fmt.Sprintf(`{"id":%d,"name":%q,"tag":%q}`, id, sent.Name, tag)
+		kind = "new"
+	case r%10 < 8: // a contested id, one of two plants
+		id = d.base - 1 - r%hotIDs
+		sent = plant.Plant{Name: []string{"hot A", "hot B"}[(r/hotIDs)%2]}
+		body = fmt.Sprintf(`{"id":%d,"name":%q}`, id, sent.Name)
+		kind = "contested"
+	default: // invalid: ids below every valid one, never to be stored
+		id = -d.base - r
+		body = fmt.Sprintf(invalidBodies[int(r/10)%len(invalidBodies)], id)
+		kind = "invalid"
 	}
+	return d.send(client, kind, id, sent, body)
 }
 
-func (d *driver) send(client *http.Client, kind string, id int64, sent plant.Plant, body string) {
+func (d *driver) send(client *http.Client, kind string, id int64, sent plant.Plant, body string) (answered bool) {
 	req, _ := http.NewRequest(http.MethodPost, *d.url.Load()+"/plants", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+d.token)
-	start := time.Now()
 	resp, err := client.Do(req)
-	took := time.Since(start)
 	var answer []byte
 	if err == nil {
 		answer, _ = io.ReadAll(resp.Body)
@@ -224,12 +221,11 @@ func (d *driver) send(client *http.Client, kind string, id int64, sent plant.Pla
 	if err != nil {
 		if d.crashMode && (d.crashing.Load() || errors.Is(err, io.EOF) || strings.Contains(err.Error(), "connection re")) {
 			d.lostToKill++ // the crash cut it; it may or may not be stored
-			return
+			return false
 		}
 		d.unexpected = append(d.unexpected, fmt.Sprintf("%s id %d: %v", kind, id, err))
-		return
+		return false
 	}
-	d.latencies = append(d.latencies, took)
 	var e struct {
 		Error int `json:"error"`
 	}
@@ -254,9 +250,10 @@ func (d *driver) send(client *http.Client, kind string, id int64, sent plant.Pla
 	default:
 		d.unexpected = append(d.unexpected, fmt.Sprintf("%s id %d: %d %s", kind, id, resp.StatusCode, answer))
 	}
+	return true
 }
 
-func (d *driver) report(out io.Writer, o options, elapsed time.Duration, crashes int, stored map[int64]plant.Plant) error {
+func (d *driver) report(out io.Writer, o options, res loadgen.Result, crashes int, stored map[int64]plant.Plant) error {
 	var problems []string
 	acked := 0
 	for id, plants := range d.acks {
@@ -288,16 +285,8 @@ func (d *driver) report(out io.Writer, o options, elapsed time.Duration, crashes
 	}
 	problems = append(problems, d.unexpected...)
 
-	n := len(d.latencies)
-	slices.Sort(d.latencies)
-	pct := func(p int) time.Duration {
-		if n == 0 {
-			return 0
-		}
-		return d.latencies[min(n-1, n*p/100)]
-	}
-	fmt.Fprintf(out, "load: %s store, %d connections, %v, %d crash(es)\n", o.mode, o.conns, elapsed.Round(time.Millisecond), crashes)
-	fmt.Fprintf(out, "  requests answered: %d (%.0f/s), p50 %v, p99 %v\n", n, float64(n)/elapsed.Seconds(), pct(50).Round(time.Microsecond), pct(99).Round(time.Microsecond))
+	fmt.Fprintf(out, "load: %s store, %d connections, %v, %d crash(es)\n", o.mode, o.conns, res.Elapsed.Round(time.Millisecond), crashes)
+	fmt.Fprintf(out, "  requests answered: %d (%.0f/s), p50 %v, p99 %v\n", len(res.Latencies), res.RPS(), res.Percentile(50).Round(time.Microsecond), res.Percentile(99).Round(time.Microsecond))
 	keys := make([]string, 0, len(d.byOutcome))
 	for k := range d.byOutcome {
 		keys = append(keys, k)

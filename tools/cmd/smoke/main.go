@@ -13,25 +13,27 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/plantstore/plantstore/tools/serverproc"
+	"github.com/plantstore/plantstore/tools/proc"
 )
 
 func main() {
+	proc.ExitOnSignal("smoke")
+	defer proc.StopAll()
 	if err := run(context.Background(), os.Args, os.Getenv, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "smoke:", err)
+		proc.StopAll()
 		os.Exit(1)
 	}
 }
@@ -54,11 +56,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	}
 	token := getenv("TOKEN")
 	if *start != "" {
-		dir, err := os.MkdirTemp("", "plantstore-smoke-")
+		dir, err := proc.TempDir("plantstore-smoke-")
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
 		srv, err := startServer(*start, dir)
 		if err != nil {
 			return err
@@ -69,9 +70,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if *base == "" || token == "" {
 		return errors.New("usage: TOKEN=... smoke -url URL")
 	}
-	var b [8]byte
-	rand.Read(b[:])
-	id := int64(binary.BigEndian.Uint64(b[:]) >> 1)
+	id := rand.Int64N(1<<62) + 1 // fresh on a store that outlives the run
 	bearer := "Bearer " + token
 	plant := fmt.Sprintf(`{"name":"smoke %d","tag":"smoke"}`, id)
 	checks := []check{
@@ -102,12 +101,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 
 // startServer builds pkg into dir and starts it on a free port with its
 // store in dir.
-func startServer(pkg, dir string) (*serverproc.Server, error) {
-	bin, err := serverproc.Build(dir, pkg)
+func startServer(pkg, dir string) (*proc.Server, error) {
+	bin, err := proc.Build(dir, pkg)
 	if err != nil {
 		return nil, err
 	}
-	return serverproc.Start(bin, []string{"PORT=0", "STORE_PATH=" + filepath.Join(dir, "plants.db")}, true, os.Stderr)
+	return proc.StartServer(bin, []string{"PORT=0", "STORE_PATH=" + filepath.Join(dir, "plants.db")}, true, os.Stderr)
 }
 
 // send makes one request and says what came back, with an error when it is

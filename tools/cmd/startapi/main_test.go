@@ -12,7 +12,7 @@ import (
 	"github.com/plantstore/plantstore/tools/bootstraps"
 	"github.com/plantstore/plantstore/tools/emulator"
 	"github.com/plantstore/plantstore/tools/fixtures"
-	"github.com/plantstore/plantstore/tools/serverproc"
+	"github.com/plantstore/plantstore/tools/proc"
 )
 
 func TestMain(m *testing.M) { emulator.Main(m, bootstraps.Cleanup) }
@@ -21,7 +21,7 @@ var root = filepath.Join("..", "..", "..")
 
 // startAPI runs the tool as make start-api does, on a free port, with
 // events/env.json and its own dynalite data directory, and waits for its banner.
-func startAPI(t *testing.T) serverproc.Banner {
+func startAPI(t *testing.T) proc.Banner {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
 		emulator.Dynalite(t) // skips, or fails under CI, with the reason
@@ -52,7 +52,7 @@ func startAPI(t *testing.T) serverproc.Banner {
 	})
 	deadline := time.After(60 * time.Second)
 	for {
-		var banner serverproc.Banner
+		var banner proc.Banner
 		for _, line := range strings.Split(stdout.String(), "\n") {
 			banner.Line(line)
 		}

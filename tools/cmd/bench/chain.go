@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/plantstore/plantstore/internal/auth"
+	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/tools/gateway"
+	"github.com/plantstore/plantstore/tools/runtimeapi"
+	"github.com/plantstore/plantstore/tools/samtemplate"
+)
+
+// chain times a create through make start-api's whole local chain (the
+// gateway from template.yaml, the cached authorizer answer, the proxy event,
+// createplant, dynalite) against the same createplant process invoked
+// directly with the same event, alternating, one request at a time.
+func (b *bench) chain() error {
+	bins, err := b.hostBinaries()
+	if err != nil {
+		return err
+	}
+	srv, err := emulator.StartDynalite("")
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	if err := emulator.CreateTable(context.Background(), srv.Client(), "plants"); err != nil {
+		return err
+	}
+	tpl, err := samtemplate.Load("template.yaml")
+	if err != nil {
+		return err
+	}
+	api, err := tpl.RestAPI("PlantsApi")
+	if err != nil {
+		return err
+	}
+	api.RateLimit = 0 // the stage throttle would cut a benchmark short
+	functions := runtimeapi.NewFunctions(map[string]runtimeapi.Spec{
+		"CreatePlantFunction": {Bootstrap: bins[createplant], Env: append(srv.Env(), "TABLE_NAME=plants"), Timeout: 6 * time.Second},
+		"AuthorizerFunction": {Bootstrap: bins[authorizer], Timeout: 5 * time.Second, Env: []string{
+			"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AUTH_HS256_SECRET=" + fixtures.Secret, "AUTH_REQUIRED_SCOPE=" + fixtures.Scope}},
+	}, io.Discard)
+	defer functions.Close()
+	gw, err := gateway.New(api, functions, time.Now, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	front := httptest.NewServer(gw)
+	defer front.Close()
+	tok, err := auth.NewHS256Token([]byte(fixtures.Secret), auth.TokenSpec{Issuer: fixtures.Issuer, Audience: fixtures.Audience,
+		Subject: "bench", Scope: fixtures.Scope, IssuedAt: time.Now(), TTL: time.Hour})
+	if err != nil {
+		return err
+	}
+	var base events.APIGatewayProxyRequest
+	if err := json.Unmarshal(mustRead("events/createplant-with-tag.json"), &base); err != nil {
+		return err
+	}
+	client := front.Client()
+	id := 2_000_000
+	times := map[string][]time.Duration{}
+	for i := range 30 + b.opts.warm {
+		id++
+		start := time.Now()
+		answer, failed, err := functions.Invoke(context.Background(), "CreatePlantFunction", eventFor(base, id))
+		direct := time.Since(start)
+		if err != nil || failed {
+			return fmt.Errorf("direct invocation: %v %s", err, answer)
+		}
+		id++
+		req, _ := http.NewRequest(http.MethodPost, front.URL+"/plants", strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"Ficus lyrata","tag":"indoor"}`, id)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		start = time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		through := time.Since(start)
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("through the chain: status %d", resp.StatusCode)
+		}
+		if i >= 30 {
+			times["direct"] = append(times["direct"], direct)
+			times["chain"] = append(times["chain"], through)
+		}
+	}
+	d, c := median(times["direct"]), median(times["chain"])
+	b.row(fmt.Sprintf("a create through make start-api's chain, p50 of %d", len(times["chain"])), ms(c), "createplant alone "+ms(d), ratio(float64(c), float64(d)), "(what the local chain adds)")
+	return nil
+}
