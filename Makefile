@@ -26,6 +26,9 @@ LAMBDA_ARCH   := $(GOARCH)
 endif
 LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags='-s -w'
 HOSTARCH       = $(shell $(GO) env GOHOSTARCH)
+# make build is not called by sam build, so a GOARCH from the shell or the
+# command line both pick its architecture.
+BUILD_ARCH    := $(if $(filter environment command line,$(origin GOARCH)),$(GOARCH),arm64)
 FUNCTIONS     := CreatePlantFunction AuthorizerFunction
 FUNCTION      ?= CreatePlantFunction
 EVENT         ?= $(if $(filter AuthorizerFunction,$(FUNCTION)),events/authorizer-valid.json,events/createplant-valid.json)
@@ -34,13 +37,21 @@ ENV_VARS      ?= events/env.json
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./functions/createplant:FuzzProxyEvent
 
-.PHONY: help run test fuzz lint bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS))
+.PHONY: help run test fuzz lint bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/invoke
+
+# The commands a person runs (make run, start-api, invoke) are built, then
+# run: a built binary exits 0 on a clean Ctrl-C and its one-line errors stand
+# alone, where `go run` adds "exit status 1" and turns Ctrl-C into an error.
+bin/localapi:
+	@$(GO) build -o $@ ./cmd/localapi
+bin/startapi bin/invoke:
+	@$(GO) build -o $@ ./tools/cmd/$(notdir $@)
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-28s %s\n", $$1, $$2}'
 
-run: ## the local API on 127.0.0.1:3000 with the embedded store (prints a token)
-	$(GO) run ./cmd/localapi
+run: bin/localapi ## the local API on 127.0.0.1:3000 with the embedded store (prints a token; TOKEN_SCOPE=... for its scope)
+	@exec bin/localapi
 
 test: node_modules moto ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME
 	$(GO) test -race -count=1 ./...
@@ -68,6 +79,7 @@ lint: tools ## gofmt, go vet (also for macOS and Windows), staticcheck, gosec, c
 	$(TOOLS)/gosec -quiet $(addprefix -exclude-dir=,$(GOSEC_EXCLUDE)) ./...
 	@command -v cfn-lint >/dev/null || python3 -m pip install --quiet cfn-lint
 	cfn-lint template.yaml
+	@echo "lint: clean (repocheck, gofmt, go vet for linux, darwin and windows, staticcheck $(STATICCHECK_VERSION), gosec $(GOSEC_VERSION), cfn-lint)"
 
 build-CreatePlantFunction: ## (SAM) createplant's bootstrap into $(ARTIFACTS_DIR) (arm64; GOARCH=... on the command line for another)
 	@$(MAKE) --no-print-directory build-lambda PKG=./functions/createplant
@@ -79,20 +91,20 @@ build-lambda: ## the bootstrap of Go package PKG into $(ARTIFACTS_DIR), with the
 	@test -n "$(ARTIFACTS_DIR)" || { echo "build-lambda: ARTIFACTS_DIR is not set (sam build sets it; or: make build)" >&2; exit 2; }
 	GOOS=linux GOARCH=$(LAMBDA_ARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap $(PKG)
 
-build: ## both bootstraps into bin/<arch>/<function>/bootstrap (arm64, or GOARCH=...)
-	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(LAMBDA_ARCH)/$$f GOARCH=$(LAMBDA_ARCH); done
-	@ls -l bin/$(LAMBDA_ARCH)/*/bootstrap
+build: ## both bootstraps into bin/<arch>/<function>/bootstrap (arm64; GOARCH=amd64 make build for another)
+	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(BUILD_ARCH)/$$f GOARCH=$(BUILD_ARCH); done
+	@ls -l bin/$(BUILD_ARCH)/*/bootstrap
 
-invoke: node_modules ## FUNCTION's real bootstrap on EVENT like sam local invoke, no Docker (ENV_VARS=file, default events/env.json); the answer alone on stdout
+invoke: node_modules bin/invoke ## FUNCTION's real bootstrap on EVENT like sam local invoke, no Docker (ENV_VARS=file, default events/env.json); the answer alone on stdout
 	@$(if $(filter $(FUNCTION),$(FUNCTIONS)),,echo "invoke: FUNCTION=$(FUNCTION) is not a function of template.yaml; choose one of: $(FUNCTIONS)" >&2; exit 2)
 	@$(MAKE) --no-print-directory build-$(FUNCTION) ARTIFACTS_DIR=bin/$(HOSTARCH)/$(FUNCTION) GOARCH=$(HOSTARCH) >&2
-	@$(GO) run ./tools/cmd/invoke -function $(FUNCTION) -bootstrap bin/$(HOSTARCH)/$(FUNCTION)/bootstrap -event $(EVENT) -env $(ENV_VARS)
+	@exec bin/invoke -function $(FUNCTION) -bootstrap bin/$(HOSTARCH)/$(FUNCTION)/bootstrap -event $(EVENT) -env $(ENV_VARS)
 
-start-api: node_modules ## the deployed chain without Docker: a gateway read from template.yaml before the real bootstraps (ENV_VARS=file; PORT, default 3000)
+start-api: node_modules bin/startapi ## the deployed chain without Docker: a gateway read from template.yaml before the real bootstraps (ENV_VARS=file; PORT, default 3000)
 	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) >&2; done
-	@$(GO) run ./tools/cmd/startapi -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS)
+	@exec bin/startapi -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS)
 
-moto: ## moto_server for the tests (on the machine image; pip elsewhere)
+moto: ## make test's moto_server (Python's moto; pip install 'moto[server]' where it is missing)
 	@command -v moto_server >/dev/null || python3 -m pip install --quiet 'moto[server]'
 
 node_modules: node_modules/.bin/dynalite
@@ -125,8 +137,12 @@ bench: node_modules moto ## the benchmarks behind the performance figures (docs/
 
 tools: $(TOOLS)/staticcheck $(TOOLS)/gosec
 
+# Installed once into .bin/. gosec's module graph is large (its AI-fix
+# feature brings cloud SDKs): the first make lint downloads for minutes.
 $(TOOLS)/gosec:
-	GOBIN=$(TOOLS) $(GO) install github.com/securego/gosec/v2/cmd/gosec@$(GOSEC_VERSION)
+	@echo "lint: installing gosec $(GOSEC_VERSION) into .bin/ (first run only; it downloads about 40 modules and takes a few minutes)"
+	@GOBIN=$(TOOLS) $(GO) install github.com/securego/gosec/v2/cmd/gosec@$(GOSEC_VERSION)
 
 $(TOOLS)/staticcheck:
-	GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@echo "lint: installing staticcheck $(STATICCHECK_VERSION) into .bin/ (first run only)"
+	@GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

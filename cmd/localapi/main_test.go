@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -290,5 +295,57 @@ func TestHalfClosedClientsAreNotServerFaults(t *testing.T) {
 		if err == nil && p.Name != fmt.Sprintf("half %d", i) {
 			t.Errorf("plant %d stored as %+v", i, p)
 		}
+	}
+}
+
+// make run runs the built binary: Ctrl-C (SIGINT) ends it with status 0 and
+// one "stopped" line, and a bad PORT is one line on stderr and status 1.
+func TestTheBinaryStopsCleanly(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT to send on Windows")
+	}
+	t.Parallel()
+	bin, err := proc.Build(t.TempDir(), "./cmd/localapi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "PORT=0", "STORE_PATH="+filepath.Join(t.TempDir(), "p.db"))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && !strings.Contains(sc.Text(), "listening on") {
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() {
+		stdout.WriteString(sc.Text() + "\n")
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("after SIGINT: %v, want exit status 0\nstderr:\n%s", err, stderr.String())
+	}
+	if n := strings.Count(stdout.String(), "stopped"); n != 1 {
+		t.Errorf("%d stopped lines, want 1:\n%s", n, stdout.String())
+	}
+
+	stderr.Reset()
+	bad := exec.Command(bin)
+	bad.Env = append(os.Environ(), "PORT=http")
+	bad.Stderr = &stderr
+	err = bad.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Errorf("PORT=http: %v, want exit status 1", err)
+	}
+	if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "PORT") {
+		t.Errorf("PORT=http printed %q, want one line naming PORT", stderr.String())
 	}
 }

@@ -34,8 +34,7 @@ func seededTable(t *testing.T, srv *emulator.Server) (*dynamo.Store, string) {
 	t.Helper()
 	table := emulator.NewTable(t, srv)
 	store := dynamo.New(srv.Client(), table, time.Now)
-	tag := fixtures.SeedTag
-	if _, err := store.Create(context.Background(), plant.NewPlant{ID: fixtures.SeedID, Name: fixtures.SeedName, Tag: &tag}); err != nil {
+	if err := fixtures.Seed(context.Background(), store); err != nil {
 		t.Fatal(err)
 	}
 	return store, table

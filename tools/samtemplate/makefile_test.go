@@ -44,4 +44,19 @@ func TestMakefileBuildsTheTemplatesArchitecture(t *testing.T) {
 			t.Errorf("%s without ARTIFACTS_DIR: %v\n%s\nwant a refusal naming ARTIFACTS_DIR", fn, err, out2)
 		}
 	}
+	// make build is a person's command, never sam's: GOARCH as the person
+	// types it, exported or on the command line, picks its architecture.
+	for _, tc := range []struct {
+		env, args []string
+		want      string
+	}{
+		{nil, nil, "bin/arm64/"},
+		{[]string{"GOARCH=amd64"}, nil, "bin/amd64/"},
+		{nil, []string{"GOARCH=amd64"}, "bin/amd64/"},
+	} {
+		out, err := makeN(tc.env, append([]string{"build"}, tc.args...)...)
+		if err != nil || !strings.Contains(out, "ARTIFACTS_DIR="+tc.want) || strings.Contains(out, "ARTIFACTS_DIR=bin/"+map[string]string{"bin/arm64/": "amd64", "bin/amd64/": "arm64"}[tc.want]) {
+			t.Errorf("make build, env %v, args %v: %v\n%s\nwant %s", tc.env, tc.args, err, out, tc.want)
+		}
+	}
 }

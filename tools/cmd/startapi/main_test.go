@@ -46,6 +46,9 @@ func startAPI(t *testing.T) proc.Banner {
 			if err != nil {
 				t.Errorf("run: %v", err)
 			}
+			if n := strings.Count(stdout.String(), "stopped"); n != 1 {
+				t.Errorf("%d stopped lines after a clean stop, want 1:\n%s", n, stdout.String())
+			}
 		case <-time.After(30 * time.Second):
 			t.Error("run did not return within 30s of cancel")
 		}
