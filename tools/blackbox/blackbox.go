@@ -1,7 +1,7 @@
 // Package blackbox is the end-to-end suite that every way of serving Plant
 // Store must pass over real HTTP: the local API (make run) and the deployed
-// chain on a laptop (make start-api). It sends every request of README's
-// error table that a client can provoke, a create, its replay and a
+// chain on a laptop (make start-api). It sends every request of the
+// error table (docs/design.md) that a client can provoke, a create, its replay and a
 // conflict, and the token failures, and checks each answer against
 // api/openapi.yaml. Where the two must differ (405 locally, 404 from the
 // gateway) the Target says which it is.

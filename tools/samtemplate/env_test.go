@@ -206,7 +206,7 @@ func TestEnvFilesSetOnlyDeclaredNames(t *testing.T) {
 // The real bootstraps, started with exactly what SAM CLI would give them from
 // events/env.json (and no shell, no session), come up and answer the
 // fixtures; createplant with a second file that adds the DynamoDB endpoint,
-// as README tells SAM users to write.
+// as docs/deploy.md tells SAM users to write.
 func TestBootstrapsRunOnTheResolvedEnvironment(t *testing.T) {
 	t.Parallel()
 	tpl, err := Load(templatePath)

@@ -160,7 +160,7 @@ func TestTranslated(t *testing.T) {
 		}
 	})
 
-	// README's "What the stack holds" states what this checks: each function
+	// docs/deploy.md's "What the stack holds" states what this checks: each function
 	// runs with a role of its own (no SAM-made role, no managed policy),
 	// writes logs only into its own log group, and only createplant touches
 	// data: PutItem and GetItem on the table.
