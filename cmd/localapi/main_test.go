@@ -178,6 +178,19 @@ func TestRunServesOverHTTP(t *testing.T) {
 	}
 }
 
+// TOKEN_SCOPE picks the printed token's scope: with another scope than the
+// required one, the printed token is refused with 403.
+func TestTokenScope(t *testing.T) {
+	t.Parallel()
+	s := start(t, map[string]string{
+		"STORE_PATH": filepath.Join(t.TempDir(), "plants.db"), "AUTH_REQUIRED_SCOPE": "plants/write", "TOKEN_SCOPE": "plants/read",
+	})
+	defer s.stop()
+	if status, e, body := s.post(t, "POST", "/plants", "Bearer "+s.token, `{"id":1,"name":"x"}`); status != 403 || e.Error != 40300 {
+		t.Errorf("a printed token of scope plants/read where plants/write is required: %d %s, want 403/40300", status, body)
+	}
+}
+
 func TestRunWithGivenSecretAndScope(t *testing.T) {
 	t.Parallel()
 	secret := "a-given-secret-of-at-least-32-bytes!!"

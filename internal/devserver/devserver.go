@@ -19,17 +19,17 @@ import (
 	"github.com/plantstore/plantstore/internal/auth"
 )
 
-// DefaultPort is where both servers listen unless PORT says otherwise.
-const DefaultPort = 3000
+// defaultPort is where both servers listen unless PORT says otherwise.
+const defaultPort = 3000
 
-// ShutdownTimeout bounds how long requests in flight may take to finish.
-const ShutdownTimeout = 10 * time.Second
+// shutdownTimeout bounds how long requests in flight may take to finish.
+const shutdownTimeout = 10 * time.Second
 
-// Port reads PORT: a number from 0 (a free port) to 65535, DefaultPort when unset.
+// Port reads PORT: a number from 0 (a free port) to 65535, defaultPort when unset.
 func Port(getenv func(string) string) (int, error) {
 	v := getenv("PORT")
 	if v == "" {
-		return DefaultPort, nil
+		return defaultPort, nil
 	}
 	p, err := strconv.Atoi(v)
 	if err != nil || p < 0 || p > 65535 {
@@ -39,7 +39,7 @@ func Port(getenv func(string) string) (int, error) {
 }
 
 // Serve serves srv on ln until ctx ends, then shuts it down: requests in
-// flight finish (for up to ShutdownTimeout) and "<name> stopped" is
+// flight finish (for up to shutdownTimeout) and "<name> stopped" is
 // printed to stdout. A clean stop is a nil error.
 func Serve(ctx context.Context, srv *http.Server, ln net.Listener, stdout io.Writer, name string) error {
 	errc := make(chan error, 1)
@@ -49,7 +49,7 @@ func Serve(ctx context.Context, srv *http.Server, ln net.Listener, stdout io.Wri
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
@@ -61,8 +61,8 @@ func Serve(ctx context.Context, srv *http.Server, ln net.Listener, stdout io.Wri
 	return nil
 }
 
-// TokenTTL is how long a printed token is valid.
-const TokenTTL = 24 * time.Hour
+// tokenTTL is how long a printed token is valid.
+const tokenTTL = 24 * time.Hour
 
 // PrintToken prints a token that secret signs for spec (its IssuedAt and
 // TTL are set here) and a curl line that creates a plant with it. The line
@@ -70,7 +70,7 @@ const TokenTTL = 24 * time.Hour
 // on a store that fixtures or earlier runs have filled. note, when not
 // empty, follows the validity on the token's line.
 func PrintToken(w io.Writer, secret []byte, spec auth.TokenSpec, url, note string, now time.Time) error {
-	spec.IssuedAt, spec.TTL = now, TokenTTL
+	spec.IssuedAt, spec.TTL = now, tokenTTL
 	tok, err := auth.NewHS256Token(secret, spec)
 	if err != nil {
 		return fmt.Errorf("sign a token: %w", err)
@@ -79,7 +79,7 @@ func PrintToken(w io.Writer, secret []byte, spec auth.TokenSpec, url, note strin
 	if spec.Scope != "" {
 		scope = ", scope " + spec.Scope
 	}
-	fmt.Fprintf(w, "Token (valid %s%s%s):\n%s\n", TokenTTL, scope, note, tok)
+	fmt.Fprintf(w, "Token (valid %s%s%s):\n%s\n", tokenTTL, scope, note, tok)
 	fmt.Fprintf(w, "Try:\ncurl -i %s/plants -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '{\"id\":%d,\"name\":\"Monstera\",\"tag\":\"indoor\"}'\n", url, tok, now.Unix())
 	return nil
 }

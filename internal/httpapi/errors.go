@@ -80,9 +80,9 @@ func errorFor(err error) *apiError {
 	return &apiError{status: http.StatusInternalServerError, code: CodeInternal, message: "internal error"}
 }
 
-// StatusClientClosedRequest is what the log line of a request shows when its
+// statusClientClosedRequest is what the log line of a request shows when its
 // client went away before the answer (nginx's 499): not a server fault.
-const StatusClientClosedRequest = 499
+const statusClientClosedRequest = 499
 
 // writeError answers err and records it for the request's log line. A
 // request canceled because its client went away (closed or half-closed its
@@ -93,7 +93,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		if info := infoFrom(r.Context()); info != nil {
 			info.outcome = "canceled"
 		}
-		w.WriteHeader(StatusClientClosedRequest)
+		w.WriteHeader(statusClientClosedRequest)
 		return
 	}
 	e := errorFor(err)

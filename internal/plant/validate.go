@@ -93,7 +93,7 @@ func checkText(s string, maxLen int) string {
 		return fmt.Sprintf("must be 1 to %d characters", maxLen)
 	}
 	for _, r := range s {
-		if Refused(r) {
+		if refused(r) {
 			return fmt.Sprintf("must not contain U+%04X (control characters, U+2028, U+2029, bidirectional controls, U+FEFF and noncharacters are refused)", r)
 		}
 	}
@@ -103,13 +103,13 @@ func checkText(s string, maxLen int) string {
 	return ""
 }
 
-// Refused reports whether r may never stand in a name or tag: control
+// refused reports whether r may never stand in a name or tag: control
 // characters (Cc), the line and paragraph separators U+2028 and U+2029, the
 // bidirectional controls (U+061C, U+200E, U+200F, U+202A-U+202E,
 // U+2066-U+2069), the byte-order mark U+FEFF, and noncharacters
 // (U+FDD0-U+FDEF and U+xxFFFE, U+xxFFFF). Joiners, variation selectors and
 // combining marks are not refused: emoji sequences and many scripts need them.
-func Refused(r rune) bool {
+func refused(r rune) bool {
 	switch {
 	case unicode.Is(unicode.Cc, r):
 		return true

@@ -112,11 +112,11 @@ func (t *Template) RestAPI(id string) (*API, error) {
 		if params, ok := m["ResponseParameters"].(map[string]any); ok {
 			hdrs, _ := params["Headers"].(map[string]any)
 			for k, v := range hdrs {
-				gr.Headers[k] = strings.TrimSuffix(strings.TrimPrefix(Stringify(v), "'"), "'")
+				gr.Headers[k] = strings.TrimSuffix(strings.TrimPrefix(stringify(v), "'"), "'")
 			}
 		}
 		if tmpl, ok := m["ResponseTemplates"].(map[string]any); ok {
-			gr.Body = Stringify(tmpl["application/json"])
+			gr.Body = stringify(tmpl["application/json"])
 		}
 		api.Responses[typ] = gr
 	}

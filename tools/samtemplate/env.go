@@ -120,7 +120,7 @@ func (t *Template) ResolveEnv(function string, shell func(string) (string, bool)
 		if v, ok := overrides[name]; ok {
 			value = v
 		}
-		env[name] = Stringify(value)
+		env[name] = stringify(value)
 	}
 	return env, nil
 }
@@ -160,7 +160,7 @@ func (t *Template) functionSetting(props map[string]any, key, def string) string
 	if n, err := t.Number(v); err == nil {
 		return strconv.FormatFloat(n, 'f', -1, 64)
 	}
-	return Stringify(v)
+	return stringify(v)
 }
 
 func or(v, def string) string {

@@ -140,7 +140,7 @@ func (t *Template) ParameterDefault(name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return Stringify(d), true
+	return stringify(d), true
 }
 
 // Number resolves a template value that should be a number: a literal, or a
@@ -180,11 +180,11 @@ func (t *Template) Resources(typ string) []string {
 // Functions lists the AWS::Serverless::Function logical IDs.
 func (t *Template) Functions() []string { return t.Resources("AWS::Serverless::Function") }
 
-// Stringify turns a template or env-file value into the string a Lambda
+// stringify turns a template or env-file value into the string a Lambda
 // function sees, as SAM CLI does (_stringify_value in
 // samcli/local/lambdafn/env_vars.py): maps and lists (unresolved intrinsics)
 // and null become "", booleans "true"/"false", numbers their plain form.
-func Stringify(v any) string {
+func stringify(v any) string {
 	switch x := v.(type) {
 	case nil, map[string]any, []any:
 		return ""

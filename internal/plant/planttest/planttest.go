@@ -125,12 +125,12 @@ func Run(t *testing.T, open Opener) {
 	})
 }
 
-// Writers is how many goroutines race on one id in RunRace.
-const Writers = 64
+// writers is how many goroutines race on one id in RunRace.
+const writers = 64
 
 // RunRace checks that concurrent creates of one id have exactly one winner:
-// with the same plant, one create and Writers-1 replays; with different
-// plants, one create, Writers-1 conflicts, and the winner stored.
+// with the same plant, one create and writers-1 replays; with different
+// plants, one create, writers-1 conflicts, and the winner stored.
 func RunRace(t *testing.T, open Opener) {
 	t.Run("SamePlant", func(t *testing.T) {
 		t.Parallel()
@@ -170,8 +170,8 @@ func RunRace(t *testing.T, open Opener) {
 				t.Errorf("writer %d: created=%v err=%v, want a create or ErrExists", i, r.created, r.err)
 			}
 		}
-		if winner < 0 || conflicts != Writers-1 {
-			t.Fatalf("winner %d with %d conflicts, want one winner and %d conflicts", winner, conflicts, Writers-1)
+		if winner < 0 || conflicts != writers-1 {
+			t.Fatalf("winner %d with %d conflicts, want one winner and %d conflicts", winner, conflicts, writers-1)
 		}
 		got, err := s.Get(context.Background(), 200)
 		if want := fmt.Sprintf("writer %d", winner); err != nil || got.Name != want {
@@ -186,10 +186,10 @@ type result struct {
 }
 
 func race(s plant.Store, plantOf func(int) plant.NewPlant) []result {
-	results := make([]result, Writers)
+	results := make([]result, writers)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
-	for i := range Writers {
+	for i := range writers {
 		wg.Go(func() {
 			<-start
 			results[i].created, results[i].err = s.Create(context.Background(), plantOf(i))

@@ -38,6 +38,8 @@ type options struct {
 	only      string      // comma-separated steps, "" for all
 	compare   comparisons // label=path: other bootstraps for the cold starts
 	reference string      // a checkout of aws-samples/serverless-go-demo
+	jsonOut   string      // where to write the report
+	render    string      // a document to render the report into
 }
 
 // comparisons is the repeatable -compare flag: bootstraps built elsewhere
@@ -68,15 +70,29 @@ func run(args []string, out io.Writer) error {
 	fs.StringVar(&o.only, "only", "", "run only these steps (comma-separated: sizes, cold, dynamo, invocations, local, chain)")
 	fs.Var(&o.compare, "compare", "label=path: a bootstrap built elsewhere (another SDK line, a reference sample), started interleaved with the others; repeatable")
 	fs.StringVar(&o.reference, "reference", "", "a checkout of github.com/aws-samples/serverless-go-demo: its put-product joins the cold starts, built by its own Makefile's recipe and by ours")
+	fs.StringVar(&o.jsonOut, "json", "", "write the report (every row, the machine, the date) to this file")
+	fs.StringVar(&o.render, "render", "", "render the report into this document, between its make bench markers")
+	from := fs.String("from", "", "with -render: render this report file instead of measuring")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
+	}
+	if *from != "" {
+		r, err := readReport(*from)
+		if err != nil {
+			return err
+		}
+		return renderInto(o.render, r)
 	}
 	dir, err := proc.TempDir("plantstore-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	b := &bench{dir: dir, out: out, opts: o}
+	b := &bench{dir: dir, out: out, opts: o, report: Report{
+		Date:    time.Now().UTC().Format(time.DateOnly),
+		Machine: fmt.Sprintf("%s/%s, %d CPUs, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version()),
+		Command: "go run ./tools/cmd/bench " + strings.Join(args[1:], " "),
+	}}
 	if o.reference != "" {
 		refs, err := buildReference(o.reference, dir)
 		if err != nil {
@@ -84,8 +100,7 @@ func run(args []string, out io.Writer) error {
 		}
 		b.opts.compare = append(b.opts.compare, refs...)
 	}
-	fmt.Fprintf(out, "machine: %s/%s, %d CPUs, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
-	fmt.Fprintf(out, "%-58s %12s   %-28s %7s  %s\n", "figure", "value", "floor", "ratio", "goal")
+	fmt.Fprintf(out, "machine: %s\n\n%s\n", b.report.Machine, header)
 	steps := []struct {
 		name string
 		run  func() error
@@ -98,6 +113,14 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 	}
+	if o.jsonOut != "" {
+		if err := writeReport(o.jsonOut, b.report); err != nil {
+			return err
+		}
+	}
+	if o.render != "" {
+		return renderInto(o.render, b.report)
+	}
 	return nil
 }
 
@@ -106,10 +129,15 @@ type bench struct {
 	out  io.Writer
 	opts options
 	host map[string]string // host-architecture bootstraps, built once
+
+	report Report
 }
 
+// row prints a figure beside its floor and records it in the report.
 func (b *bench) row(figure, value, floor, ratio, goal string) {
-	fmt.Fprintf(b.out, "%-58s %12s   %-28s %7s  %s\n", figure, value, floor, ratio, goal)
+	r := Row{figure, value, floor, ratio, goal}
+	b.report.Rows = append(b.report.Rows, r)
+	fmt.Fprintln(b.out, r)
 }
 
 // build makes a Lambda bootstrap of pkg through `make build-lambda`, the same

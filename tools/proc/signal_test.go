@@ -1,0 +1,74 @@
+package proc_test
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/plantstore/plantstore/tools/proc"
+)
+
+// The helper process of TestExitOnSignalCleansUp: a batch tool that made a
+// temporary folder and started a child, then waits to be interrupted.
+func TestHelperBatchTool(t *testing.T) {
+	if os.Getenv("PROC_HELPER") != "1" {
+		t.Skip("run by TestExitOnSignalCleansUp")
+	}
+	proc.ExitOnSignal("helper")
+	dir, err := proc.TempDir("proc-helper-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command("sleep", "60")
+	if err := proc.Start(child); err != nil {
+		t.Fatal(err)
+	}
+	os.Stdout.WriteString(dir + "\n")
+	select {} // until the signal
+}
+
+// Ctrl-C during make bench or make load: the tool exits 130, its temporary
+// folder is gone and so is its child.
+func TestExitOnSignalCleansUp(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT to send on Windows")
+	}
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperBatchTool$")
+	cmd.Env = append(os.Environ(), "PROC_HELPER=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() {
+		t.Fatalf("the helper printed nothing: %s", stderr.String())
+	}
+	dir := sc.Text()
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the helper's folder: %v", err)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Errorf("after SIGINT: %v, want exit status 130\n%s", err, stderr.String())
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the temporary folder %s is still there (%v)", dir, err)
+	}
+	if !strings.Contains(stderr.String(), "helper: stopped by interrupt") {
+		t.Errorf("stderr %q does not say why it stopped", stderr.String())
+	}
+}
