@@ -11,6 +11,7 @@
 package proc
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -106,4 +107,19 @@ func forget(cmd *exec.Cmd) {
 	mu.Lock()
 	delete(running, cmd)
 	mu.Unlock()
+}
+
+// Main runs a command of the tooling that serves until it is stopped (make
+// invoke, make start-api): run's context ends on the first SIGINT or
+// SIGTERM; an error is printed as "name: error" and the exit status is 1; the
+// children are stopped either way.
+func Main(name string, run func(ctx context.Context) error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx)
+	stop()
+	StopAll()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(1)
+	}
 }

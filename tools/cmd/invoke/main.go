@@ -22,28 +22,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"time"
 
-	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/tools/localfn"
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
-	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 func main() {
-	defer proc.StopAll() // children still running on an orderly exit (see package proc)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "invoke:", err)
-		proc.StopAll()
-		os.Exit(1)
-	}
+	proc.Main("invoke", func(ctx context.Context) error { return run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr) })
 }
 
 func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
-	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	function := fs.String("function", "", "logical ID in template.yaml (CreatePlantFunction, AuthorizerFunction)")
@@ -64,30 +54,22 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if err != nil {
 		return err
 	}
-	tpl, err := samtemplate.Load(*templatePath)
+	fns, err := localfn.Prepare(ctx, localfn.Config{
+		Template: *templatePath, EnvFile: *envPath, DataDir: *dataDir, LookupEnv: lookupEnv, Log: stderr,
+		Bootstrap: func(string) string { return *bootstrap },
+	}, []string{*function})
 	if err != nil {
 		return err
 	}
-	file, err := samtemplate.ReadEnvFile(*envPath)
-	if err != nil {
-		return err
-	}
-	env, err := tpl.ResolveEnv(*function, lookupEnv, file, samtemplate.SessionFromEnv(getenv))
-	if err != nil {
-		return err
-	}
-	local := &emulator.Local{Dir: *dataDir, Log: stderr}
-	defer local.Stop()
-	if err := local.Provide(ctx, env); err != nil {
-		return err
-	}
+	defer fns.Close()
+	spec := fns.Specs[*function]
 
 	rt, err := runtimeapi.Start()
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	fn, err := rt.Run(*bootstrap, samtemplate.Environ(env), stderr)
+	fn, err := rt.Run(spec.Bootstrap, spec.Env, stderr)
 	if err != nil {
 		return err
 	}

@@ -26,30 +26,22 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/devserver"
-	"github.com/plantstore/plantstore/tools/emulator"
 	"github.com/plantstore/plantstore/tools/gateway"
+	"github.com/plantstore/plantstore/tools/localfn"
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 func main() {
-	defer proc.StopAll() // children still running on an orderly exit (see package proc)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "start-api:", err)
-		proc.StopAll()
-		os.Exit(1)
-	}
+	proc.Main("start-api", func(ctx context.Context) error { return run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr) })
 }
 
 func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
@@ -81,34 +73,23 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if err != nil {
 		return err
 	}
-	file, err := samtemplate.ReadEnvFile(*envPath)
+	var names []string
+	for _, r := range api.Routes {
+		names = append(names, r.Function)
+	}
+	if api.Authorizer != nil {
+		names = append(names, api.Authorizer.Function)
+	}
+	fns, err := localfn.PrepareTemplate(ctx, tpl, localfn.Config{
+		EnvFile: *envPath, DataDir: *dataDir, LookupEnv: lookupEnv, Log: stderr,
+		Bootstrap: func(fn string) string { return filepath.Join(*bootstraps, fn, "bootstrap") },
+	}, slices.Compact(slices.Sorted(slices.Values(names))))
 	if err != nil {
 		return err
 	}
-	session := samtemplate.SessionFromEnv(getenv)
-	names := map[string]bool{}
-	for _, r := range api.Routes {
-		names[r.Function] = true
-	}
-	if api.Authorizer != nil {
-		names[api.Authorizer.Function] = true
-	}
-	envs := map[string]map[string]string{}
-	specs := map[string]runtimeapi.Spec{}
-	local := &emulator.Local{Dir: *dataDir, Log: stderr}
-	defer local.Stop()
-	for fn := range names {
-		env, err := tpl.ResolveEnv(fn, lookupEnv, file, session)
-		if err != nil {
-			return err
-		}
-		if err := local.Provide(ctx, env); err != nil {
-			return err
-		}
-		envs[fn] = env
-		specs[fn] = runtimeapi.Spec{Bootstrap: filepath.Join(*bootstraps, fn, "bootstrap"), Env: samtemplate.Environ(env), Timeout: tpl.FunctionTimeout(fn)}
-	}
-	functions := runtimeapi.NewFunctions(specs, stderr)
+	defer fns.Close()
+	envs := fns.Env
+	functions := runtimeapi.NewFunctions(fns.Specs, stderr)
 	defer functions.Close()
 	gw, err := gateway.New(api, functions, time.Now, logger)
 	if err != nil {

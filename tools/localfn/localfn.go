@@ -1,0 +1,71 @@
+// Package localfn prepares functions of template.yaml to run on this machine
+// as SAM CLI would run them: each function's environment resolved by SAM's
+// rule from an env-vars file (samtemplate.ResolveEnv), its timeout from the
+// template, and, where createplant's resolved AWS_ENDPOINT_URL_DYNAMODB is
+// empty, a dynalite that keeps its data under DataDir (emulator.Local).
+// make invoke, make start-api and make start-lambda start from it.
+package localfn
+
+import (
+	"context"
+	"io"
+
+	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/tools/runtimeapi"
+	"github.com/plantstore/plantstore/tools/samtemplate"
+)
+
+// Config says where everything is.
+type Config struct {
+	Template  string                       // the SAM template, e.g. template.yaml
+	EnvFile   string                       // SAM's --env-vars format, e.g. events/env.json
+	DataDir   string                       // where the local dynalite keeps its data
+	Bootstrap func(function string) string // the path of a function's bootstrap
+	LookupEnv func(string) (string, bool)  // the shell's environment
+	Log       io.Writer                    // where the local dynalite says where it runs
+}
+
+// Set is the prepared functions.
+type Set struct {
+	Template *samtemplate.Template
+	Env      map[string]map[string]string // each function's resolved environment
+	Specs    map[string]runtimeapi.Spec   // how to run each one
+	local    *emulator.Local
+}
+
+// Prepare resolves the functions named (logical ids) and starts the local
+// dynalite when one of them needs it. Close stops it.
+func Prepare(ctx context.Context, cfg Config, functions []string) (*Set, error) {
+	tpl, err := samtemplate.Load(cfg.Template)
+	if err != nil {
+		return nil, err
+	}
+	return PrepareTemplate(ctx, tpl, cfg, functions)
+}
+
+// PrepareTemplate is Prepare with the template already read.
+func PrepareTemplate(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string) (*Set, error) {
+	file, err := samtemplate.ReadEnvFile(cfg.EnvFile)
+	if err != nil {
+		return nil, err
+	}
+	session := samtemplate.SessionFromEnv(func(k string) string { v, _ := cfg.LookupEnv(k); return v })
+	s := &Set{Template: tpl, Env: map[string]map[string]string{}, Specs: map[string]runtimeapi.Spec{},
+		local: &emulator.Local{Dir: cfg.DataDir, Log: cfg.Log}}
+	for _, fn := range functions {
+		env, err := tpl.ResolveEnv(fn, cfg.LookupEnv, file, session)
+		if err == nil {
+			err = s.local.Provide(ctx, env)
+		}
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.Env[fn] = env
+		s.Specs[fn] = runtimeapi.Spec{Bootstrap: cfg.Bootstrap(fn), Env: samtemplate.Environ(env), Timeout: tpl.FunctionTimeout(fn)}
+	}
+	return s, nil
+}
+
+// Close stops the local dynalite, if one was started.
+func (s *Set) Close() { s.local.Stop() }
