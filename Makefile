@@ -29,7 +29,7 @@ HOSTARCH       = $(shell $(GO) env GOHOSTARCH)
 # make build is not called by sam build, so a GOARCH from the shell or the
 # command line both pick its architecture.
 BUILD_ARCH    := $(if $(filter environment command line,$(origin GOARCH)),$(GOARCH),arm64)
-FUNCTIONS     := CreatePlantFunction AuthorizerFunction
+FUNCTIONS     := CreatePlantFunction AuthorizerFunction PreTrafficFunction
 FUNCTION      ?= CreatePlantFunction
 EVENT         ?= $(if $(filter AuthorizerFunction,$(FUNCTION)),events/authorizer-valid.json,events/createplant-valid.json)
 ENV_VARS      ?= events/env.json
@@ -86,6 +86,9 @@ build-CreatePlantFunction: ## (SAM) createplant's bootstrap into $(ARTIFACTS_DIR
 
 build-AuthorizerFunction: ## (SAM) the authorizer's bootstrap into $(ARTIFACTS_DIR) (arm64; GOARCH=... on the command line for another)
 	@$(MAKE) --no-print-directory build-lambda PKG=./functions/authorizer
+
+build-PreTrafficFunction: ## (SAM) the PreTraffic hook's bootstrap into $(ARTIFACTS_DIR)
+	@$(MAKE) --no-print-directory build-lambda PKG=./functions/pretraffic
 
 build-lambda: ## the bootstrap of Go package PKG into $(ARTIFACTS_DIR), with the flags above
 	@test -n "$(ARTIFACTS_DIR)" || { echo "build-lambda: ARTIFACTS_DIR is not set (sam build sets it; or: make build)" >&2; exit 2; }

@@ -10,6 +10,9 @@ require (
 	github.com/aws/aws-sdk-go-v2/config v1.33.15
 	github.com/aws/aws-sdk-go-v2/credentials v1.20.15
 	github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue v1.21.4 // the newest that fits service/dynamodb v1.68.0
+	// service/codedeploy and service/lambda: the PreTraffic hook's clients, at the newest releases that need no
+	// newer core module than the functions use (aws-sdk-go-v2 v1.47.7).
+	github.com/aws/aws-sdk-go-v2/service/codedeploy v1.35.9
 	// Pinned at v1.68.0, the last release before schema-based serde (v1.69.0),
 	// whose generated schema variables initialise at process start: createplant's
 	// cold start was 1.38-1.43x hello-world at v1.73.1 and is 1.19-1.26x here, the
@@ -18,6 +21,7 @@ require (
 	// init lazy, or when a fix we need lands after v1.68.0; measure with
 	// `go run ./tools/cmd/bench -only cold -compare label=<other bootstrap>`.
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.68.0
+	github.com/aws/aws-sdk-go-v2/service/lambda v1.114.2
 	github.com/aws/smithy-go v1.28.8
 	github.com/awslabs/aws-lambda-go-api-proxy v0.16.2
 	github.com/dlclark/regexp2 v1.11.0
@@ -30,6 +34,7 @@ require (
 )
 
 require (
+	github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream v1.7.26 // indirect
 	github.com/aws/aws-sdk-go-v2/feature/ec2/imds v1.20.7 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/configsources v1.5.10 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/endpoints/v2 v2.8.10 // indirect

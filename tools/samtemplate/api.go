@@ -59,7 +59,7 @@ func (t *Template) RestAPI(id string) (*API, error) {
 		if pt, _ := a["FunctionPayloadType"].(string); pt != "" && pt != "TOKEN" {
 			return nil, fmt.Errorf("%s: authorizer %s is %s; only TOKEN authorizers are served", id, name, pt)
 		}
-		fn, err := getAttFunction(a["FunctionArn"])
+		fn, err := t.functionOf(a["FunctionArn"])
 		if err != nil {
 			return nil, fmt.Errorf("%s: authorizer %s: %w", id, name, err)
 		}
@@ -152,15 +152,34 @@ func (t *Template) RestAPI(id string) (*API, error) {
 	return api, nil
 }
 
-// getAttFunction reads !GetAtt Fn.Arn.
-func getAttFunction(v any) (string, error) {
+// functionOf reads the function an authorizer's FunctionArn names: !GetAtt
+// Fn.Arn (the unqualified function, $LATEST) or !Ref Fn.Alias (its
+// AutoPublishAlias, which SAM resolves to the alias ARN). Locally both run
+// the function's one build.
+func (t *Template) functionOf(v any) (string, error) {
 	m, _ := v.(map[string]any)
-	ga, _ := m["Fn::GetAtt"].([]any)
-	if len(ga) != 2 || ga[1] != "Arn" {
-		return "", fmt.Errorf("FunctionArn %v is not !GetAtt <Function>.Arn", v)
+	if ga, _ := m["Fn::GetAtt"].([]any); len(ga) == 2 && ga[1] == "Arn" {
+		fn, _ := ga[0].(string)
+		return fn, nil
 	}
-	fn, _ := ga[0].(string)
-	return fn, nil
+	if ref, _ := m["Ref"].(string); strings.HasSuffix(ref, ".Alias") {
+		fn := strings.TrimSuffix(ref, ".Alias")
+		if t.autoPublishAlias(fn) == "" {
+			return "", fmt.Errorf("FunctionArn !Ref %s: %s has no AutoPublishAlias", ref, fn)
+		}
+		return fn, nil
+	}
+	return "", fmt.Errorf("FunctionArn %v is neither !GetAtt <Function>.Arn nor !Ref <Function>.Alias", v)
+}
+
+// autoPublishAlias is a function's AutoPublishAlias, its own or the
+// Globals', "" when it has none.
+func (t *Template) autoPublishAlias(fn string) string {
+	if a, ok := t.Map("Resources", fn, "Properties")["AutoPublishAlias"].(string); ok {
+		return a
+	}
+	a, _ := t.Map("Globals", "Function")["AutoPublishAlias"].(string)
+	return a
 }
 
 func asMaps(v any) []map[string]any {

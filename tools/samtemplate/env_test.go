@@ -144,6 +144,7 @@ func TestReadEnvFileRefusesNonObjects(t *testing.T) {
 var reads = map[string][]string{
 	"CreatePlantFunction": {"AWS_ENDPOINT_URL_DYNAMODB", "LOG_LEVEL", "TABLE_NAME"},
 	"AuthorizerFunction":  {"AUTH_AUDIENCE", "AUTH_HS256_SECRET", "AUTH_ISSUER", "AUTH_JWKS_URL", "AUTH_REQUIRED_SCOPE", "LOG_LEVEL"},
+	"PreTrafficFunction":  {"AUTHORIZER_VERSION", "AWS_ENDPOINT_URL_CODEDEPLOY", "AWS_ENDPOINT_URL_LAMBDA", "CREATEPLANT_VERSION", "LOG_LEVEL", "METHOD_ARN"},
 }
 
 func TestTemplateDeclaresEveryVariableAFunctionReads(t *testing.T) {
@@ -152,7 +153,7 @@ func TestTemplateDeclaresEveryVariableAFunctionReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tpl.Functions(); !slices.Equal(got, []string{"AuthorizerFunction", "CreatePlantFunction"}) {
+	if got := tpl.Functions(); !slices.Equal(got, []string{"AuthorizerFunction", "CreatePlantFunction", "PreTrafficFunction"}) {
 		t.Fatalf("functions %v", got)
 	}
 	for fn, want := range reads {

@@ -133,8 +133,8 @@ func TestAuthorizerGuardsTheRoute(t *testing.T) {
 	auth := at(t, tpl, "Resources", "PlantsApi", "Properties", "Auth").(map[string]any)
 	name := auth["DefaultAuthorizer"].(string)
 	a := at(t, auth, "Authorizers", name)
-	if got := at(t, a, "FunctionArn"); fmt.Sprint(got) != fmt.Sprint(map[string]any{"Fn::GetAtt": []any{"AuthorizerFunction", "Arn"}}) {
-		t.Errorf("default authorizer runs %v, want AuthorizerFunction", got)
+	if got := at(t, a, "FunctionArn"); fmt.Sprint(got) != fmt.Sprint(map[string]any{"Ref": "AuthorizerFunction.Alias"}) {
+		t.Errorf("default authorizer runs %v, want AuthorizerFunction's alias (!Ref AuthorizerFunction.Alias), never $LATEST", got)
 	}
 	if at(t, a, "FunctionPayloadType") != "TOKEN" || at(t, a, "Identity", "Header") != "Authorization" || at(t, a, "Identity", "ReauthorizeEvery") != 300 {
 		t.Errorf("authorizer %v: want TOKEN on Authorization, cached 300 s", a)
@@ -305,24 +305,38 @@ func TestAlarms(t *testing.T) {
 		r := r.(map[string]any)
 		if r["Type"] == "AWS::CloudWatch::Alarm" {
 			p := r["Properties"].(map[string]any)
-			ns, ok := p["Namespace"].(string)
-			if !ok {
-				ns = "custom"
+			metrics := []map[string]any{p} // a plain alarm, or each metric of a math alarm
+			for _, m := range asSlice(p["Metrics"]) {
+				if ms, ok := m.(map[string]any)["MetricStat"].(map[string]any); ok {
+					metrics = append(metrics, ms["Metric"].(map[string]any))
+				}
 			}
-			var dims []string
-			for _, d := range asSlice(p["Dimensions"]) {
-				dims = append(dims, fmt.Sprint(d.(map[string]any)["Value"]))
+			for _, m := range metrics {
+				name, ok := m["MetricName"].(string)
+				if !ok {
+					continue
+				}
+				ns, ok := m["Namespace"].(string)
+				if !ok {
+					ns = "custom"
+				}
+				var dims []string
+				for _, d := range asSlice(m["Dimensions"]) {
+					dims = append(dims, fmt.Sprint(d.(map[string]any)["Value"]))
+				}
+				seen[ns+"/"+name+fmt.Sprint(dims)] = true
 			}
-			seen[ns+"/"+p["MetricName"].(string)+fmt.Sprint(dims)] = true
 		}
 	}
 	for _, m := range []string{
-		"AWS/ApiGateway/5XXError[map[Fn::Sub:${AWS::StackName}-plants] v1]", // AUTHORIZER_FAILURE and every other 5xx
-		"AWS/Lambda/Errors[map[Ref:CreatePlantFunction]]",                   // createplant answers every failure itself
-		"AWS/Lambda/Throttles[map[Ref:CreatePlantFunction]]",                //
-		"AWS/Lambda/Throttles[map[Ref:AuthorizerFunction]]",                 //
-		"custom/AuthorizerErrorLogs[]",                                      // the authorizer's ERROR log lines
-		"AWS/DynamoDB/SystemErrors[map[Ref:PlantsTable] PutItem]",           //
+		"AWS/ApiGateway/5XXError[map[Fn::Sub:${AWS::StackName}-plants] v1]",                        // AUTHORIZER_FAILURE and every other 5xx
+		"AWS/Lambda/Errors[map[Ref:CreatePlantFunction]]",                                          // createplant answers every failure itself
+		"AWS/Lambda/Errors[map[Ref:CreatePlantFunction] map[Fn::Sub:${CreatePlantFunction}:live]]", // its alias: rolls a deployment back
+		"AWS/ApiGateway/Count[map[Fn::Sub:${AWS::StackName}-plants] v1]",                           // the denominator of the 5xx share
+		"AWS/Lambda/Throttles[map[Ref:CreatePlantFunction]]",                                       //
+		"AWS/Lambda/Throttles[map[Ref:AuthorizerFunction]]",                                        //
+		"custom/AuthorizerErrorLogs[]",                                                             // the authorizer's ERROR log lines
+		"AWS/DynamoDB/SystemErrors[map[Ref:PlantsTable] PutItem]",                                  //
 	} {
 		if !seen[m] {
 			t.Errorf("no alarm on %s (alarms: %v)", m, seen)

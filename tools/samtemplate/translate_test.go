@@ -110,8 +110,12 @@ func TestTranslated(t *testing.T) {
 			t.Errorf("POST /plants security = %v", post["security"])
 		}
 		integ, _ := post["x-amazon-apigateway-integration"].(map[string]any)
-		if integ["type"] != "aws_proxy" || !strings.Contains(fmt.Sprint(integ["uri"]), "CreatePlantFunction.Arn") {
-			t.Errorf("POST /plants integration = %v, want aws_proxy to CreatePlantFunction", integ)
+		if integ["type"] != "aws_proxy" || !strings.Contains(fmt.Sprint(integ["uri"]), "/functions/${CreatePlantFunctionAliaslive}/invocations") {
+			t.Errorf("POST /plants integration = %v, want aws_proxy to CreatePlantFunction's alias live", integ)
+		}
+		az2, _ := body["components"].(map[string]any)["securitySchemes"].(map[string]any)["TokenAuthorizer"].(map[string]any)["x-amazon-apigateway-authorizer"].(map[string]any)
+		if uri := fmt.Sprint(az2["authorizerUri"]); !strings.Contains(uri, "Ref:AuthorizerFunctionAliaslive") {
+			t.Errorf("authorizerUri = %s, want AuthorizerFunction's alias live", uri)
 		}
 		if len(body["paths"].(map[string]any)) != 1 || len(post) == 0 {
 			t.Errorf("paths = %v, want POST /plants alone", body["paths"])
@@ -128,9 +132,9 @@ func TestTranslated(t *testing.T) {
 			perms[fmt.Sprint(p["FunctionName"])] = fmt.Sprint(p["SourceArn"])
 		}
 		if len(perms) != 2 ||
-			!strings.Contains(perms["map[Ref:CreatePlantFunction]"], "/POST/plants") ||
-			!strings.Contains(perms["map[Fn::GetAtt:[AuthorizerFunction Arn]]"], "/authorizers/*") {
-			t.Errorf("permissions %v, want createplant for POST /plants and the authorizer for the API's authorizers only", perms)
+			!strings.Contains(perms["map[Ref:CreatePlantFunctionAliaslive]"], "/POST/plants") ||
+			!strings.Contains(perms["map[Ref:AuthorizerFunctionAliaslive]"], "/authorizers/*") {
+			t.Errorf("permissions %v, want createplant's alias for POST /plants and the authorizer's alias for the API's authorizers only", perms)
 		}
 	})
 
@@ -165,8 +169,11 @@ func TestTranslated(t *testing.T) {
 	// writes logs only into its own log group, and only createplant touches
 	// data: PutItem and GetItem on the table.
 	t.Run("IAM", func(t *testing.T) {
-		if roles := cfn.Resources("AWS::IAM::Role"); !slices.Equal(roles, []string{"ApiGatewayCloudWatchRole", "AuthorizerRole", "CreatePlantRole"}) {
-			t.Errorf("roles %v, want the two function roles (and the optional account logging role)", roles)
+		if roles := cfn.Resources("AWS::IAM::Role"); !slices.Equal(roles, []string{"ApiGatewayCloudWatchRole", "AuthorizerRole", "CodeDeployServiceRole", "CreatePlantRole", "PreTrafficRole"}) {
+			t.Errorf("roles %v, want the three function roles, SAM's CodeDeploy role (and the optional account logging role)", roles)
+		}
+		if p := fmt.Sprint(cfn.Get("Resources", "CodeDeployServiceRole", "Properties", "ManagedPolicyArns")); p != "[arn:aws:iam::aws:policy/service-role/AWSCodeDeployRoleForLambda]" {
+			t.Errorf("CodeDeploy's role has %s, want AWSCodeDeployRoleForLambda alone", p)
 		}
 		type grant struct{ actions, resource string }
 		for fn, want := range map[string]map[string]grant{
@@ -178,6 +185,12 @@ func TestTranslated(t *testing.T) {
 			"AuthorizerFunction": {
 				"OwnLogGroup": {"[logs:CreateLogStream logs:PutLogEvents]", "map[Fn::GetAtt:[AuthorizerLogGroup Arn]]"},
 				"Traces":      {"[xray:PutTraceSegments xray:PutTelemetryRecords]", "*"},
+			},
+			"PreTrafficFunction": {
+				"InvokeNewVersions": {"[lambda:InvokeFunction]", "[map[Fn::Sub:${CreatePlantFunction.Arn}:*] map[Fn::Sub:${AuthorizerFunction.Arn}:*]]"},
+				"ReportToCodeDeploy": {"[codedeploy:PutLifecycleEventHookExecutionStatus]",
+					"map[Fn::Sub:arn:${AWS::Partition}:codedeploy:${AWS::Region}:${AWS::AccountId}:deploymentgroup:${ServerlessDeploymentApplication}/*]"},
+				"OwnLogGroup": {"[logs:CreateLogStream logs:PutLogEvents]", "map[Fn::GetAtt:[PreTrafficLogGroup Arn]]"},
 			},
 		} {
 			ref, _ := cfn.Get("Resources", fn, "Properties", "Role").(map[string]any)
@@ -217,6 +230,57 @@ func TestTranslated(t *testing.T) {
 			if !strings.Contains(trust, "Service:lambda.amazonaws.com") || strings.Count(trust, "Effect:") != 1 {
 				t.Errorf("%s trust policy %s, want Lambda alone", roleID, trust)
 			}
+		}
+	})
+
+	// docs/design.md, "Safe deployments": each function serves through its
+	// alias live, CodeDeploy shifts that alias gradually and rolls it back on
+	// the chosen alarms, and the PreTraffic hook proves a version first.
+	t.Run("safe deployments", func(t *testing.T) {
+		alarms := map[string]string{
+			"CreatePlantFunction": "[map[Name:map[Ref:CreatePlantAliasErrorsAlarm]] map[Name:map[Ref:ApiServerErrorRateAlarm]]]",
+			"AuthorizerFunction":  "[map[Name:map[Ref:ApiServerErrorRateAlarm]]]",
+		}
+		for fn, want := range alarms {
+			alias := cfn.Map("Resources", fn+"Aliaslive")
+			if alias == nil || alias["Type"] != "AWS::Lambda::Alias" || cfn.Get("Resources", fn+"Aliaslive", "Properties", "Name") != "live" {
+				t.Errorf("%s has no alias live", fn)
+				continue
+			}
+			update := fmt.Sprint(cfn.Get("Resources", fn+"Aliaslive", "UpdatePolicy", "CodeDeployLambdaAliasUpdate"))
+			if !strings.Contains(update, "BeforeAllowTrafficHook:map[Ref:PreTrafficFunction]") || !strings.Contains(update, "DeploymentGroupName:map[Ref:"+fn+"DeploymentGroup]") {
+				t.Errorf("%s's alias update policy %s: want its deployment group and the PreTraffic hook", fn, update)
+			}
+			dg := cfn.Map("Resources", fn+"DeploymentGroup", "Properties")
+			if dg == nil {
+				t.Errorf("%s has no deployment group", fn)
+				continue
+			}
+			if got := fmt.Sprint(cfn.Get("Resources", fn+"DeploymentGroup", "Properties", "AlarmConfiguration", "Alarms")); got != want {
+				t.Errorf("%s rolls back on %s, want %s", fn, got, want)
+			}
+			if rb := fmt.Sprint(dg["AutoRollbackConfiguration"]); !strings.Contains(rb, "DEPLOYMENT_STOP_ON_ALARM") || !strings.Contains(rb, "Enabled:true") {
+				t.Errorf("%s rollback %s, want it on alarms", fn, rb)
+			}
+			if cfg := fmt.Sprint(dg["DeploymentConfigName"]); !strings.Contains(cfg, "CodeDeployDefault.Lambda${ConfigName}") || !strings.Contains(cfg, "Canary10Percent5Minutes") {
+				t.Errorf("%s deployment config %s, want the DeploymentType parameter (default Canary10Percent5Minutes)", fn, cfg)
+			}
+		}
+		hook := cfn.Map("Resources", "PreTrafficFunction", "Properties")
+		if name := fmt.Sprint(hook["FunctionName"]); name != "map[Fn::Sub:CodeDeployHook_${AWS::StackName}_pretraffic]" {
+			t.Errorf("the hook's name %s, want CodeDeployHook_ with the stack name (AWSCodeDeployRoleForLambda invokes only CodeDeployHook_*)", name)
+		}
+		if cfn.Map("Resources", "PreTrafficFunctionDeploymentGroup") != nil {
+			t.Error("the hook itself is deployed gradually; want DeploymentPreference Enabled: false")
+		}
+		env := fmt.Sprint(cfn.Get("Resources", "PreTrafficFunction", "Properties", "Environment", "Variables"))
+		for _, v := range []string{"CREATEPLANT_VERSION:map[Ref:CreatePlantFunctionVersion", "AUTHORIZER_VERSION:map[Ref:AuthorizerFunctionVersion"} {
+			if !strings.Contains(env, v) {
+				t.Errorf("the hook's environment %s lacks %s...", env, v)
+			}
+		}
+		if groups := cfn.Resources("AWS::CodeDeploy::DeploymentGroup"); len(groups) != 2 {
+			t.Errorf("deployment groups %v, want one per served function", groups)
 		}
 	})
 
