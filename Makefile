@@ -37,14 +37,14 @@ ENV_VARS      ?= events/env.json
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./functions/createplant:FuzzProxyEvent
 
-.PHONY: help run test fuzz lint bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/invoke
+.PHONY: help run test fuzz lint bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/startlambda bin/invoke start-lambda
 
 # The commands a person runs (make run, start-api, invoke) are built, then
 # run: a built binary exits 0 on a clean Ctrl-C and its one-line errors stand
 # alone, where `go run` adds "exit status 1" and turns Ctrl-C into an error.
 bin/localapi:
 	@$(GO) build -o $@ ./cmd/localapi
-bin/startapi bin/invoke:
+bin/startapi bin/startlambda bin/invoke:
 	@$(GO) build -o $@ ./tools/cmd/$(notdir $@)
 
 help: ## list the targets
@@ -106,6 +106,10 @@ invoke: node_modules bin/invoke ## FUNCTION's real bootstrap on EVENT like sam l
 start-api: node_modules bin/startapi ## the deployed chain without Docker: a gateway read from template.yaml before the real bootstraps (ENV_VARS=file; PORT, default 3000)
 	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) >&2; done
 	@exec bin/startapi -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS)
+
+start-lambda: node_modules bin/startlambda ## the Lambda Invoke API without Docker, like sam local start-lambda, on 127.0.0.1:3001 (ENV_VARS=file; PORT)
+	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) >&2; done
+	@exec bin/startlambda -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS)
 
 moto: ## make test's moto_server (Python's moto; pip install 'moto[server]' where it is missing)
 	@command -v moto_server >/dev/null || python3 -m pip install --quiet 'moto[server]'

@@ -74,7 +74,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		auth:      auth.ConfigFromEnv(getenv),
 	}
 	var err error
-	if c.port, err = devserver.Port(getenv); err != nil {
+	if c.port, err = devserver.Port(getenv, 3000); err != nil {
 		return c, err
 	}
 	c.tokenScope = cmp.Or(getenv("TOKEN_SCOPE"), c.auth.RequiredScope)

@@ -43,6 +43,10 @@ func main() {
 	os.Exit(1)
 }
 
+// malformedToken passes the gateway's validation expression but is no JWT:
+// every good authorizer refuses it.
+const malformedToken = "Bearer pre.traffic.check" // #nosec G101 -- deliberately not a credential
+
 // reportMargin is kept free before the hook's own deadline for the report.
 const reportMargin = 3 * time.Second
 
@@ -172,7 +176,7 @@ func (h *hook) proveCreatePlant(ctx context.Context) error {
 // proveAuthorizer sends a malformed token and wants the error
 // "Unauthorized", the one answer that API Gateway turns into a 401.
 func (h *hook) proveAuthorizer(ctx context.Context) error {
-	ev := events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer pre.traffic.check", MethodArn: h.cfg.methodARN}
+	ev := events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: malformedToken, MethodArn: h.cfg.methodARN}
 	var doc struct {
 		ErrorMessage string `json:"errorMessage"`
 	}

@@ -19,17 +19,16 @@ import (
 	"github.com/plantstore/plantstore/internal/auth"
 )
 
-// defaultPort is where both servers listen unless PORT says otherwise.
-const defaultPort = 3000
-
 // shutdownTimeout bounds how long requests in flight may take to finish.
 const shutdownTimeout = 10 * time.Second
 
-// Port reads PORT: a number from 0 (a free port) to 65535, defaultPort when unset.
-func Port(getenv func(string) string) (int, error) {
+// Port reads PORT: a number from 0 (a free port) to 65535, def when unset
+// (3000 for make run and make start-api, 3001 for make start-lambda, as
+// under SAM CLI).
+func Port(getenv func(string) string, def int) (int, error) {
 	v := getenv("PORT")
 	if v == "" {
-		return defaultPort, nil
+		return def, nil
 	}
 	p, err := strconv.Atoi(v)
 	if err != nil || p < 0 || p > 65535 {

@@ -14,12 +14,12 @@ import (
 func TestPort(t *testing.T) {
 	t.Parallel()
 	for v, want := range map[string]int{"": 3000, "0": 0, "8080": 8080, "65535": 65535} {
-		if got, err := Port(func(string) string { return v }); err != nil || got != want {
+		if got, err := Port(func(string) string { return v }, 3000); err != nil || got != want {
 			t.Errorf("PORT=%q: %d, %v; want %d", v, got, err, want)
 		}
 	}
 	for _, v := range []string{"http", "-1", "65536", "3000 ", "1e3"} {
-		if _, err := Port(func(string) string { return v }); err == nil || !strings.Contains(err.Error(), "PORT") {
+		if _, err := Port(func(string) string { return v }, 3000); err == nil || !strings.Contains(err.Error(), "PORT") {
 			t.Errorf("PORT=%q: %v, want an error naming PORT", v, err)
 		}
 	}

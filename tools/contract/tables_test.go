@@ -59,10 +59,7 @@ func TestErrorCodesAgree(t *testing.T) {
 	}
 
 	// The code: httpapi's constants and template.yaml's gateway responses.
-	var produced []string
-	for _, m := range code.FindAllString(read("internal/httpapi/errors.go"), -1) {
-		produced = append(produced, m)
-	}
+	produced := code.FindAllString(read("internal/httpapi/errors.go"), -1)
 	_, tpl, _ := strings.Cut(read("template.yaml"), "GatewayResponses:")
 	for _, m := range regexp.MustCompile(`"error":([0-9]{5})`).FindAllStringSubmatch(tpl, -1) {
 		produced = append(produced, m[1])

@@ -59,7 +59,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if *bootstraps == "" {
 		return errors.New("-bootstraps is required (make start-api builds them)")
 	}
-	port, err := devserver.Port(getenv)
+	port, err := devserver.Port(getenv, 3000)
 	if err != nil {
 		return err
 	}

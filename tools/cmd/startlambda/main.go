@@ -1,0 +1,87 @@
+// Command startlambda is `make start-lambda`: the Lambda Invoke API without
+// Docker, as `sam local start-lambda` serves it (tools/invokeapi), in front of
+// the real bootstraps of every function of template.yaml on local Lambda
+// Runtime APIs, each with the environment SAM CLI would give it from the
+// -env file (tools/localfn). Functions are named by their logical ids.
+//
+// It listens on 127.0.0.1:$PORT (3001, SAM's default for start-lambda) and
+// prints "listening on URL" and an `aws lambda invoke` line to try it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/plantstore/plantstore/internal/devserver"
+	"github.com/plantstore/plantstore/tools/invokeapi"
+	"github.com/plantstore/plantstore/tools/localfn"
+	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/tools/runtimeapi"
+	"github.com/plantstore/plantstore/tools/samtemplate"
+)
+
+func main() {
+	proc.Main("start-lambda", func(ctx context.Context) error { return run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr) })
+}
+
+func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
+	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	templatePath := fs.String("template", "template.yaml", "the SAM template")
+	envPath := fs.String("env", "events/env.json", "environment per function, in SAM's --env-vars format")
+	bootstraps := fs.String("bootstraps", "", "directory with <Function>/bootstrap for each function, built for this machine")
+	dataDir := fs.String("data", ".plantstore/dynalite", "where the local dynalite keeps its data")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *bootstraps == "" {
+		return errors.New("-bootstraps is required (make start-lambda builds them)")
+	}
+	port, err := devserver.Port(getenv, 3001)
+	if err != nil {
+		return err
+	}
+	tpl, err := samtemplate.Load(*templatePath)
+	if err != nil {
+		return err
+	}
+	names := tpl.Functions()
+	fns, err := localfn.PrepareTemplate(ctx, tpl, localfn.Config{
+		EnvFile: *envPath, DataDir: *dataDir, LookupEnv: lookupEnv, Log: stderr,
+		Bootstrap: func(fn string) string { return filepath.Join(*bootstraps, fn, "bootstrap") },
+	}, names)
+	if err != nil {
+		return err
+	}
+	defer fns.Close()
+	functions := runtimeapi.NewFunctions(fns.Specs, stderr)
+	defer functions.Close()
+	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           invokeapi.New(functions, names, logger),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	url := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "Plant Store start-lambda listening on %s (functions of %s: %s)\n", url, *templatePath, strings.Join(names, ", "))
+	fmt.Fprintf(stdout, "Try:\naws lambda invoke --endpoint-url %s --function-name CreatePlantFunction --payload fileb://events/createplant-valid.json out.json\n", url)
+	return devserver.Serve(ctx, srv, ln, stdout, "Plant Store start-lambda")
+}
