@@ -64,8 +64,9 @@ func (f *Functions) Invoke(ctx context.Context, function string, payload []byte)
 	done := make(chan result, 1)
 	ictx, cancel := context.WithTimeout(ctx, in.spec.Timeout+2*time.Second)
 	defer cancel()
+	srv, timeout := in.srv, in.spec.Timeout // stop, below, may clear in.srv while this runs
 	go func() {
-		res, err := in.srv.Invoke(ictx, payload, in.spec.Timeout)
+		res, err := srv.Invoke(ictx, payload, timeout)
 		done <- result{res, err}
 	}()
 	select {
