@@ -132,7 +132,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) 
 		return Principal{}, fmt.Errorf("%w: token_use %q is not access", ErrInvalidToken, *c.TokenUse)
 	}
 	if !v.audienceMatches(&c) {
-		return Principal{}, fmt.Errorf("%w: audience does not match", ErrInvalidToken)
+		return Principal{}, fmt.Errorf("%w: %w", ErrInvalidToken, errAudience)
 	}
 	if !validSubject(c.Subject) {
 		return Principal{}, fmt.Errorf("%w: the subject is empty, blank or has control characters", ErrInvalidToken)
@@ -170,7 +170,12 @@ func (v *Verifier) keyfunc(ctx context.Context) jwt.Keyfunc {
 		}
 		kf, err := v.jwks.get() // and the others only with a JWKS
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: %w", errKeysUnavailable, err)
+		}
+		if keys, err := kf.Storage().KeyReadAll(ctx); err != nil || len(keys) == 0 {
+			// Nothing was ever fetched, or the set is empty: no token can
+			// verify, whoever sent it. An outage, not a bad token.
+			return nil, fmt.Errorf("%w: the JWKS holds no key (%v)", errKeysUnavailable, err)
 		}
 		if _, hasKID := t.Header["kid"]; hasKID {
 			// keyfunc reads the JWK by kid (refreshing on an unknown one),
@@ -246,8 +251,10 @@ func (j *jwks) get() (keyfunc.Keyfunc, error) {
 	if j.kf != nil {
 		return j.kf, nil
 	}
+	// A key set that cannot be fetched refuses every token: an outage, so an
+	// ERROR line (which an alarm counts), not a warning.
 	logErr := func(ctx context.Context, err error) {
-		j.logger.WarnContext(ctx, "JWKS refresh failed", "error", err.Error())
+		j.logger.ErrorContext(ctx, "JWKS fetch failed", "url", j.url, "error", err.Error())
 	}
 	remote, err := jwkset.NewStorageFromHTTP(j.url, jwkset.HTTPClientStorageOptions{
 		Client:                    j.client,

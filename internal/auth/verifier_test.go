@@ -558,3 +558,44 @@ func TestClaimsReadExactlyAsSigned(t *testing.T) {
 		})
 	}
 }
+
+// Each refusal has its class, for metrics; a JWKS that cannot be fetched is
+// keys_unavailable, whatever token is shown.
+func TestReason(t *testing.T) {
+	t.Parallel()
+	hsOnly := newVerifier(t, auth.Config{HS256Secret: secret})
+	scoped := newVerifier(t, auth.Config{HS256Secret: secret, RequiredScope: "plants/write"})
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "down", 503) }))
+	defer down.Close()
+	noKeys := newVerifier(t, auth.Config{JWKSURL: down.URL})
+	k := testKeys()
+	tests := []struct {
+		name   string
+		v      *auth.Verifier
+		header string
+		want   string
+	}{
+		{"valid", hsOnly, "Bearer " + sign(t, jwt.SigningMethodHS256, secret, "", good()), ""},
+		{"no header", hsOnly, "", auth.ReasonMissing},
+		{"basic", hsOnly, "Basic abc", auth.ReasonMissing},
+		{"garbage", hsOnly, "Bearer a.b.c", auth.ReasonMalformed},
+		{"duplicate claim", hsOnly, "Bearer " + signRaw(t, `{"sub":"a","sub":"b"}`), auth.ReasonMalformed},
+		{"wrong secret", hsOnly, "Bearer " + sign(t, jwt.SigningMethodHS256, []byte("another-secret-of-32-bytes-or-more!!"), "", good()), auth.ReasonBadSignature},
+		{"expired", hsOnly, "Bearer " + sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "exp", now.Add(-time.Hour).Unix())), auth.ReasonExpired},
+		{"future nbf", hsOnly, "Bearer " + sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "nbf", now.Add(time.Hour).Unix())), auth.ReasonNotYetValid},
+		{"wrong issuer", hsOnly, "Bearer " + sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "iss", "x")), auth.ReasonIssuer},
+		{"wrong audience", hsOnly, "Bearer " + sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "aud", "x")), auth.ReasonAudience},
+		{"no scope", scoped, "Bearer " + sign(t, jwt.SigningMethodHS256, secret, "", good()), auth.ReasonScope},
+		{"no subject", hsOnly, "Bearer " + sign(t, jwt.SigningMethodHS256, secret, "", with(good(), "sub", nil)), auth.ReasonInvalid},
+		{"keys unavailable", noKeys, "Bearer " + sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", good()), auth.ReasonKeysUnavailable},
+		{"keys unavailable, no kid", noKeys, "Bearer " + sign(t, jwt.SigningMethodRS256, k.rsa, "", good()), auth.ReasonKeysUnavailable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.v.VerifyHeader(context.Background(), tt.header)
+			if got := auth.Reason(err); got != tt.want {
+				t.Errorf("Reason(%v) = %q, want %q", err, got, tt.want)
+			}
+		})
+	}
+}
