@@ -11,11 +11,13 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
+	"github.com/plantstore/plantstore/functions/internal/emf"
 	"github.com/plantstore/plantstore/functions/internal/lambdainit"
 	"github.com/plantstore/plantstore/internal/auth"
 )
@@ -37,8 +39,10 @@ func main() {
 var errUnauthorized = errors.New("Unauthorized")
 
 type authorizer struct {
-	verifier *auth.Verifier
-	logger   *slog.Logger
+	verifier  *auth.Verifier
+	logger    *slog.Logger
+	namespace string // METRICS_NAMESPACE: where the decisions are counted; "" for none
+	now       func() time.Time
 }
 
 // newAuthorizer reads the AUTH_* variables; an issuer, an audience and a key
@@ -50,7 +54,7 @@ func newAuthorizer(ctx context.Context, getenv func(string) string, logger *slog
 	if err != nil {
 		return nil, err
 	}
-	return &authorizer{verifier: v, logger: logger}, nil
+	return &authorizer{verifier: v, logger: logger, namespace: getenv("METRICS_NAMESPACE"), now: time.Now}, nil
 }
 
 func (a *authorizer) handle(ctx context.Context, event events.APIGatewayCustomAuthorizerRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
@@ -60,21 +64,54 @@ func (a *authorizer) handle(ctx context.Context, event events.APIGatewayCustomAu
 	}
 	resource, ok := stageResource(event.MethodArn)
 	if !ok {
-		log.ErrorContext(ctx, "authorize", "outcome", "unauthorized", "reason", "malformed methodArn")
+		a.decided(ctx, log, slog.LevelError, "refused", "malformed_method_arn", "")
 		return events.APIGatewayCustomAuthorizerResponse{}, errUnauthorized
 	}
 	p, err := a.verifier.VerifyHeader(ctx, event.AuthorizationToken)
+	reason := auth.Reason(err)
 	switch {
 	case err == nil:
-		log.InfoContext(ctx, "authorize", "outcome", "allow", "subject", p.Subject)
+		a.decided(ctx, log, slog.LevelInfo, "allowed", "none", p.Subject)
 		return policy(p, "Allow", resource), nil
 	case errors.Is(err, auth.ErrInsufficientScope):
-		log.InfoContext(ctx, "authorize", "outcome", "deny", "subject", p.Subject, "reason", err.Error())
+		a.decided(ctx, log, slog.LevelInfo, "denied", reason, p.Subject)
 		return policy(p, "Deny", resource), nil
+	case reason == auth.ReasonKeysUnavailable:
+		// Not the client's fault: every token is refused until the keys
+		// come back. An ERROR, which the alarms count.
+		a.decided(ctx, log, slog.LevelError, "refused", reason, "")
+		return events.APIGatewayCustomAuthorizerResponse{}, errUnauthorized
 	default:
-		log.InfoContext(ctx, "authorize", "outcome", "unauthorized", "reason", err.Error())
+		a.decided(ctx, log, slog.LevelInfo, "refused", reason, "")
 		return events.APIGatewayCustomAuthorizerResponse{}, errUnauthorized
 	}
+}
+
+// decided writes the one line of an authorization, with its metrics (EMF)
+// when the stack names a namespace: Tokens by Decision, by Reason and for
+// the stack; RefusedTokens and KeysUnavailable (1 or 0) for the stack, which
+// the alarms watch. Never the token; the subject only when it was verified.
+func (a *authorizer) decided(ctx context.Context, log *slog.Logger, level slog.Level, decision, reason, subject string) {
+	attrs := []slog.Attr{slog.String("outcome", decision), slog.String("reason", reason)}
+	if subject != "" {
+		attrs = append(attrs, slog.String("subject", subject))
+	}
+	if a.namespace != "" {
+		flag := func(b bool) float64 {
+			if b {
+				return 1
+			}
+			return 0
+		}
+		attrs = append(attrs, emf.Attrs(a.namespace, a.now(), [][]string{{"Decision"}, {"Reason"}, {}},
+			map[string]string{"Decision": decision, "Reason": reason},
+			[]emf.Metric{
+				{Name: "Tokens", Unit: emf.Count, Value: 1},
+				{Name: "RefusedTokens", Unit: emf.Count, Value: flag(decision == "refused")},
+				{Name: "KeysUnavailable", Unit: emf.Count, Value: flag(reason == auth.ReasonKeysUnavailable)},
+			})...)
+	}
+	log.LogAttrs(ctx, level, "authorize", attrs...)
 }
 
 // methodARN is the form of the ARN API Gateway builds for the called method:

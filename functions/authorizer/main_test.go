@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/plantstore/plantstore/tools/bootstraps"
+	"github.com/plantstore/plantstore/tools/emfcheck"
 	"github.com/plantstore/plantstore/tools/fixtures"
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
@@ -232,4 +234,115 @@ func TestBootstrap(t *testing.T) {
 	t.Run("init error", func(t *testing.T) {
 		bootstraps.InitFails(t, bin, []string{"AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + fixtures.Secret}, "issuer")
 	})
+}
+
+// authorizeLines runs the real binary with env on events, and returns its
+// output lines.
+func authorizeLines(t *testing.T, env []string, events ...[]byte) []string {
+	t.Helper()
+	bin := bootstraps.Bootstrap(t, "AuthorizerFunction")
+	rt, err := runtimeapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	var out bootstraps.Output
+	fn, err := rt.Run(bin, env, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fn.Stop()
+	for _, raw := range events {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err := rt.Invoke(ctx, raw, 5*time.Second)
+		cancel()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+	}
+	fn.Stop()
+	return strings.Split(strings.TrimSpace(out.String()), "\n")
+}
+
+// decisions reads each authorize line as EMF and returns Decision/Reason,
+// the stack-wide RefusedTokens and KeysUnavailable, and the line's level.
+func decisions(t *testing.T, lines []string) []string {
+	t.Helper()
+	var got []string
+	for _, line := range lines {
+		var rec struct{ Msg, Level string }
+		if json.Unmarshal([]byte(line), &rec) != nil || rec.Msg != "authorize" {
+			continue
+		}
+		metrics, err := emfcheck.Check([]byte(line))
+		if err != nil {
+			t.Errorf("not EMF: %v\n%s", err, line)
+			continue
+		}
+		var decision, reason string
+		var refused, keys float64
+		for _, m := range metrics {
+			switch {
+			case m.Name == "Tokens" && m.Dimensions["Decision"] != "":
+				decision = m.Dimensions["Decision"]
+			case m.Name == "Tokens" && m.Dimensions["Reason"] != "":
+				reason = m.Dimensions["Reason"]
+			case m.Name == "RefusedTokens":
+				refused = m.Value
+			case m.Name == "KeysUnavailable":
+				keys = m.Value
+			}
+		}
+		got = append(got, fmt.Sprintf("%s/%s refused=%v keys=%v %s", decision, reason, refused, keys, rec.Level))
+	}
+	return got
+}
+
+// Each decision is counted apart, with its reason; a bad token is INFO and
+// never counts as keys unavailable; a JWKS that cannot be fetched is an
+// ERROR line and the keys-unavailable metric.
+func TestMetricsThroughTheBootstrap(t *testing.T) {
+	t.Parallel()
+	var env []string
+	for k, v := range fixtureEnv(t) {
+		env = append(env, k+"="+v)
+	}
+	env = append(env, "METRICS_NAMESPACE=PlantStore/test")
+	var evs [][]byte
+	for _, name := range []string{"authorizer-valid", "authorizer-missing-scope", "authorizer-expired", "authorizer-garbage"} {
+		_, raw := readEvent(t, name)
+		evs = append(evs, raw)
+	}
+	lines := authorizeLines(t, env, evs...)
+	want := []string{
+		"allowed/none refused=0 keys=0 INFO",
+		"denied/insufficient_scope refused=0 keys=0 INFO",
+		"refused/expired refused=1 keys=0 INFO",
+		"refused/malformed refused=1 keys=0 INFO",
+	}
+	if got := decisions(t, lines); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("decisions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, line := range lines {
+		if strings.Contains(line, `"level":"ERROR"`) {
+			t.Errorf("a client's bad token made an ERROR line: %s", line)
+		}
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwks := "http://" + ln.Addr().String() + "/jwks.json"
+	ln.Close() // nothing listens: the keys cannot be fetched
+	down := []string{"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AUTH_JWKS_URL=" + jwks, "METRICS_NAMESPACE=PlantStore/test"}
+	rs256 := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"RS256","kid":"k1","typ":"JWT"}`)) + ".e30.c2ln"
+	ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + rs256, MethodArn: fixtures.LocalMethodARN})
+	lines = authorizeLines(t, down, ev)
+	if got := decisions(t, lines); len(got) != 1 || got[0] != "refused/keys_unavailable refused=1 keys=1 ERROR" {
+		t.Errorf("with the JWKS down: %v\n%s", got, strings.Join(lines, "\n"))
+	}
+	if !strings.Contains(strings.Join(lines, "\n"), `"level":"ERROR","msg":"JWKS fetch failed"`) {
+		t.Errorf("no ERROR line for the failed fetch:\n%s", strings.Join(lines, "\n"))
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
+	"github.com/plantstore/plantstore/functions/internal/emf"
 	"github.com/plantstore/plantstore/functions/internal/lambdainit"
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/dynamo"
@@ -27,6 +28,9 @@ import (
 
 func main() {
 	logger, err := lambdainit.Logger(os.Stdout, os.Getenv("LOG_LEVEL"))
+	// The one line per request carries its metrics (EMF) when the stack
+	// names a namespace; metrics of two stacks never mix.
+	logger = slog.New(emf.NewHandler(logger.Handler(), requestMetrics(os.Getenv("METRICS_NAMESPACE"))))
 	slog.SetDefault(logger) // the log package's lines (the adapter's) become JSON lines too
 	if err == nil {
 		var fn *function
@@ -97,6 +101,16 @@ func (f *function) handle(ctx context.Context, event events.APIGatewayProxyReque
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
 		ctx = httpapi.WithRequestID(ctx, lc.AwsRequestID)
 	}
+	// One request followed end to end: the gateway's request id (in its
+	// access log as $context.requestId) and the X-Ray trace beside Lambda's.
+	var ids []slog.Attr
+	if id := event.RequestContext.RequestID; id != "" {
+		ids = append(ids, slog.String("apiRequestId", id))
+	}
+	if trace, _ := ctx.Value("x-amzn-trace-id").(string); trace != "" { // aws-lambda-go's key for Lambda-Runtime-Trace-Id
+		ids = append(ids, slog.String("traceId", trace))
+	}
+	ctx = httpapi.WithLogAttrs(ctx, ids...)
 	if deadline, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-deadlineMargin))

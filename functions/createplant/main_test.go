@@ -18,6 +18,7 @@ import (
 	"github.com/plantstore/plantstore/internal/plant"
 	"github.com/plantstore/plantstore/tools/bootstraps"
 	"github.com/plantstore/plantstore/tools/contract"
+	"github.com/plantstore/plantstore/tools/emfcheck"
 	"github.com/plantstore/plantstore/tools/emulator"
 	"github.com/plantstore/plantstore/tools/fixtures"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
@@ -259,5 +260,113 @@ func TestHostileEventsKeepTheLogJSON(t *testing.T) {
 	}
 	if len(lines) < 7 {
 		t.Errorf("%d log lines, want one per refused event:\n%s", len(lines), out.String())
+	}
+}
+
+// TestMetricsThroughTheBootstrap runs the real binary on dynalite: each
+// request's line is a valid EMF document (tools/emfcheck), its Outcome tells
+// created, replayed, conflict and invalid apart, and the line carries the
+// gateway's request id beside Lambda's.
+func TestMetricsThroughTheBootstrap(t *testing.T) {
+	t.Parallel()
+	bin := bootstraps.Bootstrap(t, "CreatePlantFunction")
+	s := emulator.Dynalite(t)
+	_, table := seededTable(t, s)
+	rt, err := runtimeapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	var out bootstraps.Output
+	fn, err := rt.Run(bin, append(s.Env(), "TABLE_NAME="+table, "METRICS_NAMESPACE=PlantStore/test"), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fn.Stop()
+	for _, name := range []string{"createplant-valid", "createplant-valid", "createplant-conflict", "createplant-bad-json"} {
+		_, raw := bootstraps.Event[events.APIGatewayProxyRequest](t, name)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		res, err := rt.Invoke(ctx, raw, 10*time.Second)
+		cancel()
+		if err != nil || res.Error != nil {
+			t.Fatalf("%s: %v %s\n%s", name, err, res.Error, out.String())
+		}
+	}
+	fn.Stop() // and so every line is written
+	var outcomes []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var rec struct {
+			Msg, RequestID, APIRequestID string
+		}
+		if json.Unmarshal([]byte(line), &rec) != nil || rec.Msg != "request" {
+			continue
+		}
+		metrics, err := emfcheck.Check([]byte(line))
+		if err != nil {
+			t.Errorf("not EMF: %v\n%s", err, line)
+			continue
+		}
+		if rec.APIRequestID != "c6af9ac6-7b61-11e6-9a41-93e8deadbeef" || rec.RequestID == "" || !strings.Contains(line, `"traceId":"Root=`) {
+			t.Errorf("the line does not carry the gateway's request id, Lambda's and the trace: %s", line)
+		}
+		seen := map[string]float64{}
+		for _, m := range metrics {
+			if m.Namespace != "PlantStore/test" {
+				t.Errorf("namespace %q", m.Namespace)
+			}
+			key := m.Name
+			if o, ok := m.Dimensions["Outcome"]; ok {
+				key += "/" + o
+				if m.Name == "Requests" {
+					outcomes = append(outcomes, o)
+				}
+			}
+			seen[key] = m.Value
+		}
+		if seen["Requests"] != 1 || seen["Duration"] <= 0 {
+			t.Errorf("stack-wide Requests %v, Duration %v: %s", seen["Requests"], seen["Duration"], line)
+		}
+	}
+	if got := strings.Join(outcomes, ","); got != "created,replayed,conflict,invalid_json" {
+		t.Errorf("outcomes %s, want created,replayed,conflict,invalid_json\n%s", got, out.String())
+	}
+}
+
+// The metrics of each answer: store trouble and failures apart, so that
+// their alarms tell an outage from a bug.
+func TestRequestMetrics(t *testing.T) {
+	t.Parallel()
+	metricsOf := requestMetrics("PlantStore/test")
+	for _, tc := range []struct {
+		attrs                []slog.Attr
+		outcome              string
+		unavailable, failure float64
+	}{
+		{[]slog.Attr{slog.Int("status", 200), slog.String("outcome", "created")}, "created", 0, 0},
+		{[]slog.Attr{slog.Int("status", 503), slog.Int("code", 50300)}, "store_unavailable", 1, 0},
+		{[]slog.Attr{slog.Int("status", 500), slog.Int("code", 50000)}, "failure", 0, 1},
+		{[]slog.Attr{slog.Int("status", 499), slog.String("outcome", "canceled")}, "canceled", 0, 0},
+		{[]slog.Attr{slog.Int("status", 400), slog.Int("code", 40006)}, "invalid_value", 0, 0},
+	} {
+		r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+		r.AddAttrs(append(tc.attrs, slog.Float64("durationMs", 1.5))...)
+		var b bytes.Buffer
+		r.AddAttrs(metricsOf(r)...)
+		slog.New(slog.NewJSONHandler(&b, nil)).Handler().Handle(context.Background(), r)
+		metrics, err := emfcheck.Check(b.Bytes())
+		if err != nil {
+			t.Fatalf("%s: %v", b.String(), err)
+		}
+		got := map[string]float64{}
+		for _, m := range metrics {
+			got[m.Name+"/"+m.Dimensions["Outcome"]] = m.Value
+		}
+		if got["Requests/"+tc.outcome] != 1 || got["StoreUnavailable/"] != tc.unavailable || got["Failures/"] != tc.failure {
+			t.Errorf("%s: %v", tc.outcome, got)
+		}
+	}
+	r := slog.NewRecord(time.Now(), slog.LevelInfo, "something else", 0)
+	if metricsOf(r) != nil || requestMetrics("")(slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)) != nil {
+		t.Error("metrics on a line that is not a request's, or without a namespace")
 	}
 }

@@ -58,6 +58,17 @@ func noteSubject(r *http.Request, p auth.Principal) {
 
 type requestIDKey struct{}
 
+type logAttrsKey struct{}
+
+// WithLogAttrs returns ctx carrying attrs, which the request's log line
+// shows after its own (a Lambda adapter's correlation ids, say).
+func WithLogAttrs(ctx context.Context, attrs ...slog.Attr) context.Context {
+	if len(attrs) == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, logAttrsKey{}, attrs)
+}
+
 // WithRequestID returns ctx carrying id, which the request's log line shows.
 // Without one, a random id is made for each request.
 func WithRequestID(ctx context.Context, id string) context.Context {
@@ -107,6 +118,9 @@ func logRequests(logger *slog.Logger, now func() time.Time, next http.Handler) h
 			slog.String("path", r.URL.Path),
 			slog.Int("status", rec.status),
 			slog.Float64("durationMs", float64(now().Sub(start).Microseconds())/1000),
+		}
+		if extra, ok := r.Context().Value(logAttrsKey{}).([]slog.Attr); ok {
+			attrs = append(attrs, extra...)
 		}
 		if info.subject != "" {
 			attrs = append(attrs, slog.String("subject", info.subject))

@@ -142,8 +142,8 @@ func TestReadEnvFileRefusesNonObjects(t *testing.T) {
 // declare. The template must declare each, so that an env file can set it
 // under sam local.
 var reads = map[string][]string{
-	"CreatePlantFunction": {"AWS_ENDPOINT_URL_DYNAMODB", "LOG_LEVEL", "TABLE_NAME"},
-	"AuthorizerFunction":  {"AUTH_AUDIENCE", "AUTH_HS256_SECRET", "AUTH_ISSUER", "AUTH_JWKS_URL", "AUTH_REQUIRED_SCOPE", "LOG_LEVEL"},
+	"CreatePlantFunction": {"AWS_ENDPOINT_URL_DYNAMODB", "LOG_LEVEL", "METRICS_NAMESPACE", "TABLE_NAME"},
+	"AuthorizerFunction":  {"AUTH_AUDIENCE", "AUTH_HS256_SECRET", "AUTH_ISSUER", "AUTH_JWKS_URL", "AUTH_REQUIRED_SCOPE", "LOG_LEVEL", "METRICS_NAMESPACE"},
 	"PreTrafficFunction":  {"AUTHORIZER_VERSION", "AWS_ENDPOINT_URL_CODEDEPLOY", "AWS_ENDPOINT_URL_LAMBDA", "CREATEPLANT_VERSION", "LOG_LEVEL", "METHOD_ARN"},
 }
 
