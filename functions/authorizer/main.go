@@ -87,6 +87,14 @@ func (a *authorizer) handle(ctx context.Context, event events.APIGatewayCustomAu
 	}
 }
 
+// decisionDirectives are the authorizer's metrics: Tokens by Decision, by
+// Reason (the dashboard) and for the stack; RefusedTokens and
+// KeysUnavailable for the stack (the alarms).
+var decisionDirectives = []emf.Directive{
+	emf.Directive{Dimensions: [][]string{{"Decision"}, {"Reason"}, {}}, Metrics: []string{"Tokens"}},
+	emf.Directive{Dimensions: [][]string{{}}, Metrics: []string{"RefusedTokens", "KeysUnavailable"}},
+}
+
 // decided writes the one line of an authorization, with its metrics (EMF)
 // when the stack names a namespace: Tokens by Decision, by Reason and for
 // the stack; RefusedTokens and KeysUnavailable (1 or 0) for the stack, which
@@ -103,13 +111,12 @@ func (a *authorizer) decided(ctx context.Context, log *slog.Logger, level slog.L
 			}
 			return 0
 		}
-		attrs = append(attrs, emf.Attrs(a.namespace, a.now(), [][]string{{"Decision"}, {"Reason"}, {}},
-			map[string]string{"Decision": decision, "Reason": reason},
+		attrs = append(attrs, emf.Attrs(a.namespace, a.now(), map[string]string{"Decision": decision, "Reason": reason},
 			[]emf.Metric{
 				{Name: "Tokens", Unit: emf.Count, Value: 1},
 				{Name: "RefusedTokens", Unit: emf.Count, Value: flag(decision == "refused")},
 				{Name: "KeysUnavailable", Unit: emf.Count, Value: flag(reason == auth.ReasonKeysUnavailable)},
-			})...)
+			}, decisionDirectives...)...)
 	}
 	log.LogAttrs(ctx, level, "authorize", attrs...)
 }

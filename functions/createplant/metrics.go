@@ -17,10 +17,17 @@ var outcomes = map[int64]string{
 	50300: "store_unavailable", 50000: "failure",
 }
 
+// requestDirectives are createplant's metrics: Requests by Outcome (the
+// dashboard) and for the stack; Duration, StoreUnavailable and Failures for
+// the stack (the alarms, each apart). tools/samtemplate's tests read these
+// literals to check that the alarms and the dashboard name metrics that exist.
+var requestDirectives = []emf.Directive{
+	emf.Directive{Dimensions: [][]string{{"Outcome"}, {}}, Metrics: []string{"Requests"}},
+	emf.Directive{Dimensions: [][]string{{}}, Metrics: []string{"Duration", "StoreUnavailable", "Failures"}},
+}
+
 // requestMetrics makes the EMF members of createplant's one line per
-// request ("request", written by httpapi): Requests (1) and Duration, by
-// Outcome and for the whole stack; StoreUnavailable and Failures (1 or 0),
-// for the whole stack, which alarms watch apart from each other.
+// request ("request", written by httpapi).
 func requestMetrics(namespace string) func(slog.Record) []slog.Attr {
 	return func(r slog.Record) []slog.Attr {
 		if namespace == "" || r.Message != "request" {
@@ -52,13 +59,12 @@ func requestMetrics(namespace string) func(slog.Record) []slog.Attr {
 			}
 			return 0
 		}
-		return emf.Attrs(namespace, r.Time.Round(time.Millisecond), [][]string{{"Outcome"}, {}},
-			map[string]string{"Outcome": outcome},
+		return emf.Attrs(namespace, r.Time.Round(time.Millisecond), map[string]string{"Outcome": outcome},
 			[]emf.Metric{
 				{Name: "Requests", Unit: emf.Count, Value: 1},
 				{Name: "Duration", Unit: emf.Milliseconds, Value: duration},
 				{Name: "StoreUnavailable", Unit: emf.Count, Value: flag(code == 50300)},
 				{Name: "Failures", Unit: emf.Count, Value: flag(code == 50000)},
-			})
+			}, requestDirectives...)
 	}
 }

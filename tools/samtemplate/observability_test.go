@@ -21,8 +21,8 @@ const customNS = "PlantStore/${AWS::StackName}"
 func emitted(t *testing.T, tpl *Template) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
-	names := regexp.MustCompile(`\{Name: "(\w+)", Unit:`)
-	sets := regexp.MustCompile(`\[\]\[\]string\{((?:\{[^}]*\},?\s*)+)\}`)
+	// Each directive is written as one emf.Directive literal.
+	lit := regexp.MustCompile(`emf\.Directive\{Dimensions: \[\]\[\]string\{(.*?)\}, Metrics: \[\]string\{(.*?)\}\}`)
 	err := filepath.WalkDir(filepath.Join("..", "..", "functions"), func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "testdata") {
 			return err
@@ -31,17 +31,15 @@ func emitted(t *testing.T, tpl *Template) map[string][]string {
 		if err != nil {
 			return err
 		}
-		src := string(b)
-		m := sets.FindStringSubmatch(src)
-		if m == nil {
-			return nil
-		}
-		var dimSets []string
-		for _, set := range regexp.MustCompile(`\{([^}]*)\}`).FindAllStringSubmatch(m[1], -1) {
-			dimSets = append(dimSets, strings.ReplaceAll(strings.ReplaceAll(set[1], `"`, ""), " ", ""))
-		}
-		for _, n := range names.FindAllStringSubmatch(src, -1) {
-			out[n[1]] = dimSets
+		for _, m := range lit.FindAllStringSubmatch(string(b), -1) {
+			var dimSets []string
+			for _, set := range regexp.MustCompile(`\{([^}]*)\}`).FindAllStringSubmatch(m[1], -1) {
+				dimSets = append(dimSets, strings.ReplaceAll(strings.ReplaceAll(set[1], `"`, ""), " ", ""))
+			}
+			for _, name := range strings.Split(m[2], ",") {
+				name = strings.Trim(strings.TrimSpace(name), `"`)
+				out[name] = append(out[name], dimSets...)
+			}
 		}
 		return nil
 	})

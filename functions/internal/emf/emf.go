@@ -27,6 +27,15 @@ type Metric struct {
 	Value float64
 }
 
+// Directive publishes the named metrics of a line under each dimension set;
+// an empty set publishes them without dimensions (the stack-wide figure an
+// alarm watches). Metrics cost per name and dimension value, so each
+// directive asks only for the breakdowns someone reads.
+type Directive struct {
+	Dimensions [][]string
+	Metrics    []string
+}
+
 type directive struct {
 	Namespace  string       `json:"Namespace"`
 	Dimensions [][]string   `json:"Dimensions"`
@@ -38,22 +47,28 @@ type definition struct {
 	Unit string `json:"Unit"`
 }
 
-// Attrs returns what makes a log line an EMF document: the "_aws" member
-// (timestamp in milliseconds, one directive), each dimension of dims as a
-// string member, and each metric's value as a number member. dimensionSets
-// name dimensions of dims; an empty set publishes the metrics without
-// dimensions (the stack-wide figure an alarm watches).
-func Attrs(namespace string, at time.Time, dimensionSets [][]string, dims map[string]string, metrics []Metric) []slog.Attr {
-	d := directive{Namespace: namespace, Dimensions: dimensionSets}
+// Attrs returns what makes a log line an EMF document: each metric's value
+// and each dimension's value as top-level members, and the "_aws" member
+// (the timestamp in milliseconds, one directive per element of ds).
+func Attrs(namespace string, at time.Time, dims map[string]string, metrics []Metric, ds ...Directive) []slog.Attr {
+	units := map[string]string{}
 	attrs := []slog.Attr{}
 	for _, m := range metrics {
-		d.Metrics = append(d.Metrics, definition{Name: m.Name, Unit: m.Unit})
+		units[m.Name] = m.Unit
 		attrs = append(attrs, slog.Float64(m.Name, m.Value))
 	}
 	for k, v := range dims {
 		attrs = append(attrs, slog.String(k, v))
 	}
-	return append(attrs, slog.Group("_aws", slog.Int64("Timestamp", at.UnixMilli()), slog.Any("CloudWatchMetrics", []directive{d})))
+	var out []directive
+	for _, d := range ds {
+		od := directive{Namespace: namespace, Dimensions: d.Dimensions}
+		for _, name := range d.Metrics {
+			od.Metrics = append(od.Metrics, definition{Name: name, Unit: units[name]})
+		}
+		out = append(out, od)
+	}
+	return append(attrs, slog.Group("_aws", slog.Int64("Timestamp", at.UnixMilli()), slog.Any("CloudWatchMetrics", out)))
 }
 
 // Handler adds metrics to the records for which metricsOf returns some: a
