@@ -565,7 +565,7 @@ func TestReason(t *testing.T) {
 	t.Parallel()
 	hsOnly := newVerifier(t, auth.Config{HS256Secret: secret})
 	scoped := newVerifier(t, auth.Config{HS256Secret: secret, RequiredScope: "plants/write"})
-	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "down", 503) }))
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "down", http.StatusServiceUnavailable) }))
 	defer down.Close()
 	noKeys := newVerifier(t, auth.Config{JWKSURL: down.URL})
 	k := testKeys()
