@@ -10,6 +10,7 @@ BENCHCOUNT ?= 6
 LOADTIME  ?= 20s
 STATICCHECK_VERSION ?= v0.8.2
 GOSEC_VERSION       ?= v2.29.0
+ACTIONLINT_VERSION  ?= v1.7.12
 # gosec reads what ships: functions/, cmd/localapi and internal/. tools/ is
 # left out: it never ships, and by design runs the commands and opens the
 # files and URLs that its user names.
@@ -69,7 +70,7 @@ fuzz: ## each fuzz target for FUZZTIME (default 5s; e.g. make fuzz FUZZTIME=2m);
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz failed:$$failed (a crasher is kept under the package's testdata/fuzz/)"; exit 1; fi
 
-lint: tools ## gofmt, go vet (also for macOS and Windows), staticcheck, gosec, cfn-lint, no build outputs in git
+lint: tools ## gofmt, go vet (also for macOS and Windows), staticcheck, gosec, cfn-lint (template.yaml, pipeline/roles.yaml), actionlint, no build outputs in git
 	@$(GO) run ./tools/cmd/repocheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
@@ -78,8 +79,10 @@ lint: tools ## gofmt, go vet (also for macOS and Windows), staticcheck, gosec, c
 	$(TOOLS)/staticcheck ./...
 	$(TOOLS)/gosec -quiet $(addprefix -exclude-dir=,$(GOSEC_EXCLUDE)) ./...
 	@command -v cfn-lint >/dev/null || python3 -m pip install --quiet cfn-lint
-	cfn-lint template.yaml
-	@echo "lint: clean (repocheck, gofmt, go vet for linux, darwin and windows, staticcheck $(STATICCHECK_VERSION), gosec $(GOSEC_VERSION), cfn-lint)"
+	cfn-lint template.yaml pipeline/roles.yaml
+	cfn-lint template.yaml --parameters EnableWaf=true DomainName=api.example.com CertificateArn=arn:aws:acm:us-east-1:123456789012:certificate/example HostedZoneId=Z0EXAMPLE CreatePlantReservedConcurrency=100 DeploymentType=AllAtOnce
+	$(TOOLS)/actionlint .github/workflows/*.yml
+	@echo "lint: clean (repocheck, gofmt, go vet for linux, darwin and windows, staticcheck $(STATICCHECK_VERSION), gosec $(GOSEC_VERSION), cfn-lint on both templates, actionlint $(ACTIONLINT_VERSION))"
 
 build-CreatePlantFunction: ## (SAM) createplant's bootstrap into $(ARTIFACTS_DIR) (arm64; GOARCH=... on the command line for another)
 	@$(MAKE) --no-print-directory build-lambda PKG=./functions/createplant
@@ -128,9 +131,9 @@ smoke: ## black-box check of a running API: make smoke URL=... TOKEN=...
 smoke-local: ## start the local API (fresh store, free port), run the smoke checks against it, stop it
 	@$(GO) run ./tools/cmd/smoke -start ./cmd/localapi
 
-deploy: ## sam build && sam deploy (add --guided the first time: make deploy DEPLOY_FLAGS=--guided)
-	sam build
-	sam deploy $(DEPLOY_FLAGS)
+deploy: ## sam build && sam deploy (ENV=dev or ENV=prod: samconfig.toml's environments, S3_BUCKET= or SAM's managed bucket; DEPLOY_FLAGS=--guided the first time)
+	sam build $(if $(ENV),--config-env $(ENV))
+	sam deploy $(if $(ENV),--config-env $(ENV) $(if $(S3_BUCKET),--s3-bucket $(S3_BUCKET),--resolve-s3)) $(DEPLOY_FLAGS)
 
 load: node_modules ## drive the local API hard (embedded, DynamoDB mode, and a SIGKILL mid-load), then verify every write
 	$(GO) run ./tools/cmd/load -mode embedded -duration $(LOADTIME)
@@ -142,13 +145,17 @@ bench: node_modules moto ## the benchmarks behind docs/performance.md; writes do
 	$(GO) test -run '^$$' -bench . -count 2 ./internal/boltstore
 	$(GO) run ./tools/cmd/bench -json docs/bench.json -render docs/performance.md $(if $(REFERENCE),-reference $(REFERENCE))
 
-tools: $(TOOLS)/staticcheck $(TOOLS)/gosec
+tools: $(TOOLS)/staticcheck $(TOOLS)/gosec $(TOOLS)/actionlint
 
 # Installed once into .bin/. gosec's module graph is large (its AI-fix
 # feature brings cloud SDKs): the first make lint downloads for minutes.
 $(TOOLS)/gosec:
 	@echo "lint: installing gosec $(GOSEC_VERSION) into .bin/ (first run only; it downloads about 40 modules and takes a few minutes)"
 	@GOBIN=$(TOOLS) $(GO) install github.com/securego/gosec/v2/cmd/gosec@$(GOSEC_VERSION)
+
+$(TOOLS)/actionlint:
+	@echo "lint: installing actionlint $(ACTIONLINT_VERSION) into .bin/ (first run only)"
+	@GOBIN=$(TOOLS) $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 
 $(TOOLS)/staticcheck:
 	@echo "lint: installing staticcheck $(STATICCHECK_VERSION) into .bin/ (first run only)"

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
+	"github.com/plantstore/plantstore/internal/boltstore"
 	"github.com/plantstore/plantstore/internal/dynamo"
 	"github.com/plantstore/plantstore/internal/plant"
 	"github.com/plantstore/plantstore/tools/bootstraps"
@@ -368,5 +370,36 @@ func TestRequestMetrics(t *testing.T) {
 	r := slog.NewRecord(time.Now(), slog.LevelInfo, "something else", 0)
 	if metricsOf(r) != nil || requestMetrics("")(slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)) != nil {
 		t.Error("metrics on a line that is not a request's, or without a namespace")
+	}
+}
+
+// Through a custom domain (template.yaml's CustomDomain, the API mapped at
+// the domain's root), API Gateway sends the resource's path, /plants, with
+// the domain in the request context and no stage in requestContext.path:
+// the adapter hands the handler /plants, and the create succeeds.
+func TestCustomDomainEvent(t *testing.T) {
+	t.Parallel()
+	store, err := boltstore.Open(filepath.Join(t.TempDir(), "p.db"), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	fn := newFunctionWithStore(store, slog.New(slog.DiscardHandler))
+	ev, _ := bootstraps.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
+	ev.Path = "/plants"
+	ev.RequestContext.DomainName = "api.example.com"
+	ev.RequestContext.DomainPrefix = "api"
+	ev.RequestContext.Path = "/plants"
+	ev.Headers["Host"] = "api.example.com"
+	resp, err := fn.handle(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contract.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+	if resp.StatusCode != 200 {
+		t.Errorf("through the custom domain: %d %s, want 200", resp.StatusCode, resp.Body)
+	}
+	if p, err := store.Get(context.Background(), 1); err != nil || p.Name != "Fern" {
+		t.Errorf("stored %+v, %v", p, err)
 	}
 }

@@ -284,6 +284,45 @@ func TestTranslated(t *testing.T) {
 		}
 	})
 
+	// docs/design.md, "The edge": each feature by a parameter, off by default.
+	t.Run("edge", func(t *testing.T) {
+		for id, cond := range map[string]string{"WebAcl": "WafOn", "WebAclAssociation": "WafOn", "CustomDomain": "HasDomain", "CustomDomainMapping": "HasDomain", "CustomDomainRecord": "HasDomainRecord"} {
+			if got := cfn.Get("Resources", id, "Condition"); got != cond {
+				t.Errorf("%s: Condition %v, want %s", id, got, cond)
+			}
+		}
+		for p, def := range map[string]string{"EnableWaf": "false", "DomainName": "", "CreatePlantReservedConcurrency": "0"} {
+			if got := fmt.Sprint(cfn.Get("Parameters", p, "Default")); got != def {
+				t.Errorf("parameter %s defaults to %q, want %q (off)", p, got, def)
+			}
+		}
+		assoc := fmt.Sprint(cfn.Get("Resources", "WebAclAssociation", "Properties", "ResourceArn"))
+		if !strings.Contains(assoc, "/restapis/${PlantsApi}/stages/${PlantsApiv1Stage}") {
+			t.Errorf("the web ACL is associated with %s, want the stage", assoc)
+		}
+		rules := fmt.Sprint(cfn.Get("Resources", "WebAcl", "Properties", "Rules"))
+		for _, want := range []string{"RateBasedStatement:map[AggregateKeyType:IP Limit:map[Ref:WafRateLimit]]", "Name:AWSManagedRulesCommonRuleSet", "Name:AWSManagedRulesKnownBadInputsRuleSet"} {
+			if !strings.Contains(rules, want) {
+				t.Errorf("the web ACL's rules lack %s: %s", want, rules)
+			}
+		}
+		dom := cfn.Map("Resources", "CustomDomain", "Properties")
+		if dom["SecurityPolicy"] != "TLS_1_2" || fmt.Sprint(dom["EndpointConfiguration"]) != "map[Types:[REGIONAL]]" {
+			t.Errorf("custom domain %v, want TLS 1.2, regional", dom)
+		}
+		if m := cfn.Map("Resources", "CustomDomainMapping", "Properties"); m["BasePath"] != nil || fmt.Sprint(m["Stage"]) != "map[Ref:PlantsApiv1Stage]" {
+			t.Errorf("base path mapping %v, want the API's stage at the domain's root", m)
+		}
+		servers := fmt.Sprint(body["servers"])
+		if !strings.Contains(servers, "disableExecuteApiEndpoint:map[Fn::If:[HasDomain true false]]") {
+			t.Errorf("servers %s, want the execute-api endpoint disabled with a domain", servers)
+		}
+		rc := fmt.Sprint(cfn.Get("Resources", "CreatePlantFunction", "Properties", "ReservedConcurrentExecutions"))
+		if rc != "map[Fn::If:[ReservesConcurrency map[Ref:CreatePlantReservedConcurrency] map[Ref:AWS::NoValue]]]" {
+			t.Errorf("createplant's reserved concurrency %s", rc)
+		}
+	})
+
 	t.Run("rules refuse an incomplete external issuer", func(t *testing.T) {
 		rule := fmt.Sprint(cfn.Get("Rules", "ExternalIssuerIsComplete"))
 		for _, p := range []string{"AuthAudience", "AuthJwksUrl"} {
