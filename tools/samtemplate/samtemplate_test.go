@@ -122,7 +122,8 @@ func TestTransformAndStage(t *testing.T) {
 	if at(t, choice[1], "DestinationArn").(map[string]any)["Fn::GetAtt"] == nil {
 		t.Error("access logs go nowhere")
 	}
-	if got := at(t, tpl, "Outputs", "ApiUrl", "Value").(map[string]any)["Fn::Sub"]; got != "https://${PlantsApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/v1" {
+	// ApiUrl is the custom domain when there is one, else the stage's execute-api URL.
+	if got := fmt.Sprint(at(t, tpl, "Outputs", "ApiUrl", "Value")); got != "map[Fn::If:[HasDomain map[Fn::Sub:https://${DomainName}] map[Fn::Sub:https://${PlantsApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/v1]]]" {
 		t.Errorf("ApiUrl = %v", got)
 	}
 }
