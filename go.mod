@@ -25,6 +25,7 @@ require (
 	github.com/aws/smithy-go v1.28.8
 	github.com/awslabs/aws-lambda-go-api-proxy v0.16.2
 	github.com/dlclark/regexp2 v1.11.0
+	github.com/fsnotify/fsnotify v1.10.1 // WATCH=1 of the local tools
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

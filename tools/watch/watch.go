@@ -1,0 +1,158 @@
+// Package watch tells the local tools (make run, make start-api, make
+// start-lambda with WATCH=1) when the source they serve changed: fsnotify
+// on the repository's folders (it covers Linux and macOS), debounced so that
+// a save of ten files is one change, each change sorted by what it touches.
+// A change elsewhere (docs, tests, testdata) is no change.
+package watch
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Change is what one quiet period's events touched.
+type Change struct {
+	Go       []string // Go source of what ships (functions/, cmd/, internal/, go.mod, go.sum), relative paths
+	Template bool     // template.yaml
+	EnvFile  bool     // the env-vars file the tool reads
+}
+
+// Empty reports whether c touches nothing a tool serves.
+func (c Change) Empty() bool { return len(c.Go) == 0 && !c.Template && !c.EnvFile }
+
+func (c Change) String() string {
+	var parts []string
+	if len(c.Go) > 0 {
+		parts = append(parts, strings.Join(c.Go, ", "))
+	}
+	if c.Template {
+		parts = append(parts, "template.yaml")
+	}
+	if c.EnvFile {
+		parts = append(parts, "the env file")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sources are the folders whose Go files ship.
+var sources = []string{"functions", "cmd", "internal"}
+
+// Watcher sends a Change after each burst of edits.
+type Watcher struct {
+	root, envFile string
+	debounce      time.Duration
+	fsw           *fsnotify.Watcher
+	changes       chan Change
+}
+
+// New watches root (the repository) and envFile (a path relative to root,
+// or ""), sending a Change once debounce has passed without an event.
+func New(root, envFile string, debounce time.Duration) (*Watcher, error) {
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	w := &Watcher{root: root, envFile: filepath.Clean(envFile), debounce: debounce, fsw: fsw, changes: make(chan Change)}
+	dirs := []string{root}
+	if envFile != "" {
+		dirs = append(dirs, filepath.Join(root, filepath.Dir(envFile)))
+	}
+	for _, top := range sources {
+		_ = filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() && d.Name() != "testdata" {
+				dirs = append(dirs, path)
+			}
+			return nil
+		})
+	}
+	for _, d := range slices.Compact(slices.Sorted(slices.Values(dirs))) {
+		if err := fsw.Add(d); err != nil {
+			fsw.Close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// Changes delivers the changes; it is closed when Run ends.
+func (w *Watcher) Changes() <-chan Change { return w.changes }
+
+// Run watches until ctx ends.
+func (w *Watcher) Run(ctx context.Context) error {
+	defer close(w.changes)
+	defer w.fsw.Close()
+	var pending Change
+	var quiet <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-w.fsw.Errors:
+			return err
+		case ev := <-w.fsw.Events:
+			if ev.Has(fsnotify.Create) {
+				if st, err := os.Stat(ev.Name); err == nil && st.IsDir() && w.isSource(ev.Name) {
+					_ = w.fsw.Add(ev.Name) // a new package folder; files made before the Add count too
+					entries, _ := os.ReadDir(ev.Name)
+					for _, e := range entries {
+						if w.classify(filepath.Join(ev.Name, e.Name()), &pending) {
+							quiet = time.After(w.debounce)
+						}
+					}
+				}
+			}
+			if w.classify(ev.Name, &pending) {
+				quiet = time.After(w.debounce)
+			}
+		case <-quiet:
+			quiet = nil
+			c := pending
+			pending = Change{}
+			select {
+			case w.changes <- c:
+			case <-ctx.Done():
+				return nil
+			}
+		}
+	}
+}
+
+func (w *Watcher) isSource(path string) bool {
+	rel, err := filepath.Rel(w.root, path)
+	if err != nil {
+		return false
+	}
+	top, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	return slices.Contains(sources, top) && !strings.Contains(filepath.ToSlash(rel), "/testdata")
+}
+
+// classify adds path to c when it is something a tool serves.
+func (w *Watcher) classify(path string, c *Change) bool {
+	rel, err := filepath.Rel(w.root, path)
+	if err != nil {
+		return false
+	}
+	rel = filepath.Clean(rel)
+	switch {
+	case rel == "template.yaml":
+		c.Template = true
+	case w.envFile != "." && rel == w.envFile:
+		c.EnvFile = true
+	case rel == "go.mod" || rel == "go.sum",
+		w.isSource(path) && strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go"):
+		rel = filepath.ToSlash(rel)
+		if !slices.Contains(c.Go, rel) {
+			c.Go = append(c.Go, rel)
+		}
+	default:
+		return false
+	}
+	return true
+}
