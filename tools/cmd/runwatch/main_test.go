@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/tools/watch/watchtest"
+)
+
+// make run WATCH=1 on a copy of the tree: an edited error message is served
+// after the reload, requests sent during it all get an answer (never a
+// connection error or a 5xx), a change that does not compile leaves the last
+// good code serving and prints the compiler's error, and the first banner's
+// token works throughout.
+func TestReloads(t *testing.T) {
+	t.Parallel()
+	root := watchtest.CopyTree(t)
+	var stdout, stderr watchtest.Output
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	env := map[string]string{"PORT": "0", "STORE_PATH": filepath.Join(t.TempDir(), "plants.db")}
+	go func() { done <- run(ctx, func(k string) string { return env[k] }, &stdout, &stderr, root) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	})
+	stdout.WaitFor(t, "Try:", 1)
+	var banner proc.Banner
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		banner.Line(line)
+	}
+	missingToken := func() (int, string, error) { // the message of the 401 without a token
+		resp, err := http.Post(banner.URL+"/plants", "application/json", strings.NewReader(`{"id":1,"name":"x"}`))
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		var e struct{ Message string }
+		b, _ := io.ReadAll(resp.Body)
+		json.Unmarshal(b, &e)
+		return resp.StatusCode, e.Message, nil
+	}
+	var ids atomic.Int64
+	create := func() (int, error) { // with the first banner's token
+		body := fmt.Sprintf(`{"id":%d,"name":"Fern"}`, 1000+ids.Add(1))
+		req, _ := http.NewRequest("POST", banner.URL+"/plants", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+banner.Token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	if code, msg, err := missingToken(); err != nil || code != 401 || msg != "a bearer token is required" {
+		t.Fatalf("before: %d %q %v", code, msg, err)
+	}
+
+	// Requests during the reload: each must be answered, 200 or 401.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var answered, failed atomic.Int64
+	var firstFailure atomic.Value
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				code, err := create()
+				if err != nil || code != 200 {
+					failed.Add(1)
+					firstFailure.CompareAndSwap(nil, fmt.Sprintf("%d %v", code, err))
+				} else {
+					answered.Add(1)
+				}
+			}
+		})
+	}
+	watchtest.Edit(t, filepath.Join(root, "internal", "httpapi", "errors.go"), `"a bearer token is required"`, `"a bearer token is needed here"`)
+	stdout.WaitFor(t, "; ready", 1)
+	close(stop)
+	wg.Wait()
+	if failed.Load() != 0 || answered.Load() == 0 {
+		t.Errorf("during the reload: %d answered, %d failed (first: %v)", answered.Load(), failed.Load(), firstFailure.Load())
+	}
+	if code, msg, err := missingToken(); err != nil || code != 401 || msg != "a bearer token is needed here" {
+		t.Errorf("after the reload: %d %q %v, want the edited message", code, msg, err)
+	}
+
+	// A change that does not compile: the old code keeps serving.
+	watchtest.Edit(t, filepath.Join(root, "internal", "httpapi", "errors.go"), `"a bearer token is needed here"`, `"a bearer token" + `)
+	stdout.WaitFor(t, "the build failed", 1)
+	if !strings.Contains(stdout.String(), "errors.go") {
+		t.Errorf("the compiler's error is not printed:\n%s", stdout.String())
+	}
+	if code, msg, err := missingToken(); err != nil || msg != "a bearer token is needed here" || code != 401 {
+		t.Errorf("after a failed build: %d %q %v, want the last good code", code, msg, err)
+	}
+	if code, err := create(); err != nil || code != 200 {
+		t.Errorf("the first banner's token after the reloads: %d %v", code, err)
+	}
+	t.Logf("what make run WATCH=1 printed:\n%s", stdout.String())
+	t.Logf("requests answered during the reload: %d", answered.Load())
+	if n := strings.Count(stdout.String(), "Token ("); n != 1 {
+		t.Errorf("%d banners, want one:\n%s", n, stdout.String())
+	}
+}

@@ -1,0 +1,98 @@
+// Package watchtest is what the tests of WATCH=1 share: a copy of the
+// repository to edit, and output that a test can wait on, line by line.
+package watchtest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// CopyTree copies the files git tracks (and node_modules' dynalite link,
+// when there) into a new folder and returns it.
+func CopyTree(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(repoRoot())
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := t.TempDir()
+	for _, f := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "node_modules")); err == nil {
+		if err := os.Symlink(filepath.Join(root, "node_modules"), filepath.Join(dst, "node_modules")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+func repoRoot() string {
+	out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return "."
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Edit replaces old by new in the file at path, which must hold old.
+func Edit(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(old)) {
+		t.Fatalf("%s does not hold %q", path, old)
+	}
+	if err := os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Output is an io.Writer that a test can wait on.
+type Output struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (o *Output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.Write(p)
+}
+
+func (o *Output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
+}
+
+// WaitFor waits until the output holds want n times, and fails the test
+// after a generous bound (it only stops a hang: the wait ends on the line).
+func (o *Output) WaitFor(t *testing.T, want string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for strings.Count(o.String(), want) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q (x%d) within 3 minutes:\n%s", want, n, o.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
