@@ -106,13 +106,13 @@ invoke: node_modules bin/invoke ## FUNCTION's real bootstrap on EVENT like sam l
 	@$(MAKE) --no-print-directory build-$(FUNCTION) ARTIFACTS_DIR=bin/$(HOSTARCH)/$(FUNCTION) GOARCH=$(HOSTARCH) >&2
 	@exec bin/invoke -function $(FUNCTION) -bootstrap bin/$(HOSTARCH)/$(FUNCTION)/bootstrap -event $(EVENT) -env $(ENV_VARS)
 
-start-api: node_modules bin/startapi ## the deployed chain without Docker: a gateway read from template.yaml before the real bootstraps (ENV_VARS=file; PORT, default 3000)
+start-api: node_modules bin/startapi ## the deployed chain without Docker: a gateway read from template.yaml before the real bootstraps (ENV_VARS=file; PORT, default 3000; WATCH=1 reloads on save)
 	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) >&2; done
-	@exec bin/startapi -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS)
+	@exec bin/startapi -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS) $(if $(WATCH),-watch)
 
-start-lambda: node_modules bin/startlambda ## the Lambda Invoke API without Docker, like sam local start-lambda, on 127.0.0.1:3001 (ENV_VARS=file; PORT)
+start-lambda: node_modules bin/startlambda ## the Lambda Invoke API without Docker, like sam local start-lambda, on 127.0.0.1:3001 (ENV_VARS=file; PORT; WATCH=1 reloads on save)
 	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) >&2; done
-	@exec bin/startlambda -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS)
+	@exec bin/startlambda -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS) $(if $(WATCH),-watch)
 
 moto: ## make test's moto_server (Python's moto; pip install 'moto[server]' where it is missing)
 	@command -v moto_server >/dev/null || python3 -m pip install --quiet 'moto[server]'

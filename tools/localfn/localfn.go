@@ -7,8 +7,13 @@
 package localfn
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 
 	"github.com/plantstore/plantstore/tools/emulator"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
@@ -45,13 +50,23 @@ func Prepare(ctx context.Context, cfg Config, functions []string) (*Set, error) 
 
 // PrepareTemplate is Prepare with the template already read.
 func PrepareTemplate(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string) (*Set, error) {
+	return prepare(ctx, tpl, cfg, functions, &emulator.Local{Dir: cfg.DataDir, Log: cfg.Log})
+}
+
+// Reload prepares the functions again, from tpl and cfg as they are now
+// (an edited template or env file, new bootstraps), on the same local
+// dynalite. Closing the old Set stops that dynalite: close the new one.
+func (s *Set) Reload(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string) (*Set, error) {
+	return prepare(ctx, tpl, cfg, functions, s.local)
+}
+
+func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string, local *emulator.Local) (*Set, error) {
 	file, err := samtemplate.ReadEnvFile(cfg.EnvFile)
 	if err != nil {
 		return nil, err
 	}
 	session := samtemplate.SessionFromEnv(func(k string) string { v, _ := cfg.LookupEnv(k); return v })
-	s := &Set{Template: tpl, Env: map[string]map[string]string{}, Specs: map[string]runtimeapi.Spec{},
-		local: &emulator.Local{Dir: cfg.DataDir, Log: cfg.Log}}
+	s := &Set{Template: tpl, Env: map[string]map[string]string{}, Specs: map[string]runtimeapi.Spec{}, local: local}
 	for _, fn := range functions {
 		env, err := tpl.ResolveEnv(fn, cfg.LookupEnv, file, session)
 		if err == nil {
@@ -69,3 +84,23 @@ func PrepareTemplate(ctx context.Context, tpl *samtemplate.Template, cfg Config,
 
 // Close stops the local dynalite, if one was started.
 func (s *Set) Close() { s.local.Stop() }
+
+// Build builds each function's bootstrap for this machine into
+// dir/<Function>/bootstrap with the Makefile's build-<Function> targets (the
+// recipe sam build runs) in root, and returns the build's output.
+func Build(root, dir string, functions []string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	for _, fn := range functions {
+		cmd := exec.Command("make", "--no-print-directory", "-s", "-C", root, "build-"+fn,
+			"ARTIFACTS_DIR="+filepath.Join(dir, fn), "GOARCH="+runtime.GOARCH)
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			return out.String(), fmt.Errorf("build %s: %w", fn, err)
+		}
+	}
+	return out.String(), nil
+}

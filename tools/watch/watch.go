@@ -52,12 +52,20 @@ type Watcher struct {
 	changes       chan Change
 }
 
-// New watches root (the repository) and envFile (a path relative to root,
-// or ""), sending a Change once debounce has passed without an event.
+// New watches root (the repository) and envFile (a path in root, or ""), sending a Change once debounce has passed without an event.
 func New(root, envFile string, debounce time.Duration) (*Watcher, error) {
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		fsw.Close()
+		return nil, err
+	}
+	if filepath.IsAbs(envFile) {
+		if rel, err := filepath.Rel(root, envFile); err == nil {
+			envFile = rel
+		}
 	}
 	w := &Watcher{root: root, envFile: filepath.Clean(envFile), debounce: debounce, fsw: fsw, changes: make(chan Change)}
 	dirs := []string{root}

@@ -38,6 +38,7 @@ import (
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
 	"github.com/plantstore/plantstore/tools/samtemplate"
+	"github.com/plantstore/plantstore/tools/watch"
 )
 
 func main() {
@@ -53,6 +54,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	envPath := fs.String("env", "events/env.json", "environment per function, in SAM's --env-vars format")
 	bootstraps := fs.String("bootstraps", "", "directory with <Function>/bootstrap for each function, built for this machine")
 	dataDir := fs.String("data", ".plantstore/dynalite", "where the local dynalite keeps its data")
+	watching := fs.Bool("watch", false, "rebuild and reload on every change of the source, template.yaml or the env file (make start-api WATCH=1)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -73,27 +75,52 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if err != nil {
 		return err
 	}
-	var names []string
-	for _, r := range api.Routes {
-		names = append(names, r.Function)
-	}
-	if api.Authorizer != nil {
-		names = append(names, api.Authorizer.Function)
-	}
-	fns, err := localfn.PrepareTemplate(ctx, tpl, localfn.Config{
-		EnvFile: *envPath, DataDir: *dataDir, LookupEnv: lookupEnv, Log: stderr,
+	cfg := localfn.Config{
+		Template: *templatePath, EnvFile: *envPath, DataDir: *dataDir, LookupEnv: lookupEnv, Log: stderr,
 		Bootstrap: func(fn string) string { return filepath.Join(*bootstraps, fn, "bootstrap") },
-	}, slices.Compact(slices.Sorted(slices.Values(names))))
+	}
+	served := func(tpl *samtemplate.Template) ([]string, error) { return servedFunctions(tpl, *apiID) }
+	names, err := served(tpl)
+	if err != nil {
+		return err
+	}
+	fns, err := localfn.PrepareTemplate(ctx, tpl, cfg, names)
 	if err != nil {
 		return err
 	}
 	defer fns.Close()
 	envs := fns.Env
-	functions := runtimeapi.NewFunctions(fns.Specs, stderr)
-	defer functions.Close()
-	gw, err := gateway.New(api, functions, time.Now, logger)
+	// A generation is the gateway read from the template and the functions
+	// it invokes; WATCH=1 makes a new one on each change.
+	next := func(set *localfn.Set) (localfn.Generation, error) {
+		api, err := set.Template.RestAPI(*apiID)
+		if err != nil {
+			return localfn.Generation{}, err
+		}
+		functions := runtimeapi.NewFunctions(set.Specs, stderr)
+		gw, err := gateway.New(api, functions, time.Now, logger)
+		if err != nil {
+			functions.Close()
+			return localfn.Generation{}, err
+		}
+		return localfn.Generation{Handler: gw, Close: functions.Close}, nil
+	}
+	first, err := next(fns)
 	if err != nil {
 		return err
+	}
+	sw := localfn.NewSwapper(first)
+	defer sw.Close()
+	if *watching {
+		w, err := watch.New(filepath.Dir(*templatePath), *envPath, 150*time.Millisecond)
+		if err != nil {
+			return err
+		}
+		wctx, stopWatch := context.WithCancel(ctx)
+		defer stopWatch()
+		go w.Run(wctx)
+		r := &localfn.Reloader{Root: filepath.Dir(*templatePath), Config: cfg, Functions: served, Next: next, Out: stdout}
+		go r.Run(wctx, w, sw, fns)
 	}
 
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
@@ -101,7 +128,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return fmt.Errorf("listen: %w", err)
 	}
 	srv := &http.Server{
-		Handler:           gw,
+		Handler:           sw,
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    gateway.MaxHeaderBytes, // net/http adds 4 KiB of slack; the gateway checks the exact quota
 		IdleTimeout:       60 * time.Second,
@@ -128,4 +155,21 @@ func printToken(w io.Writer, env map[string]string, scope, url string) error {
 	}
 	spec := auth.TokenSpec{Issuer: env["AUTH_ISSUER"], Audience: env["AUTH_AUDIENCE"], Subject: "local-developer", Scope: cmp.Or(scope, env["AUTH_REQUIRED_SCOPE"])}
 	return devserver.PrintToken(w, []byte(secret), spec, url, ", signed with the authorizer's AUTH_HS256_SECRET from the env file", time.Now())
+}
+
+// servedFunctions are the functions the API invokes: its routes' and its
+// authorizer's, each once.
+func servedFunctions(tpl *samtemplate.Template, apiID string) ([]string, error) {
+	api, err := tpl.RestAPI(apiID)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, r := range api.Routes {
+		names = append(names, r.Function)
+	}
+	if api.Authorizer != nil {
+		names = append(names, api.Authorizer.Function)
+	}
+	return slices.Compact(slices.Sorted(slices.Values(names))), nil
 }

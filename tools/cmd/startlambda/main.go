@@ -29,6 +29,7 @@ import (
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
 	"github.com/plantstore/plantstore/tools/samtemplate"
+	"github.com/plantstore/plantstore/tools/watch"
 )
 
 func main() {
@@ -43,6 +44,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	envPath := fs.String("env", "events/env.json", "environment per function, in SAM's --env-vars format")
 	bootstraps := fs.String("bootstraps", "", "directory with <Function>/bootstrap for each function, built for this machine")
 	dataDir := fs.String("data", ".plantstore/dynalite", "where the local dynalite keeps its data")
+	watching := fs.Bool("watch", false, "rebuild and reload on every change of the source, template.yaml or the env file (make start-lambda WATCH=1)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -58,24 +60,42 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return err
 	}
 	names := tpl.Functions()
-	fns, err := localfn.PrepareTemplate(ctx, tpl, localfn.Config{
-		EnvFile: *envPath, DataDir: *dataDir, LookupEnv: lookupEnv, Log: stderr,
+	cfg := localfn.Config{
+		Template: *templatePath, EnvFile: *envPath, DataDir: *dataDir, LookupEnv: lookupEnv, Log: stderr,
 		Bootstrap: func(fn string) string { return filepath.Join(*bootstraps, fn, "bootstrap") },
-	}, names)
+	}
+	fns, err := localfn.PrepareTemplate(ctx, tpl, cfg, names)
 	if err != nil {
 		return err
 	}
 	defer fns.Close()
-	functions := runtimeapi.NewFunctions(fns.Specs, stderr)
-	defer functions.Close()
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	next := func(set *localfn.Set) (localfn.Generation, error) {
+		functions := runtimeapi.NewFunctions(set.Specs, stderr)
+		return localfn.Generation{Handler: invokeapi.New(functions, set.Template.Functions(), logger), Close: functions.Close}, nil
+	}
+	first, _ := next(fns)
+	sw := localfn.NewSwapper(first)
+	defer sw.Close()
+	if *watching {
+		w, err := watch.New(filepath.Dir(*templatePath), *envPath, 150*time.Millisecond)
+		if err != nil {
+			return err
+		}
+		wctx, stopWatch := context.WithCancel(ctx)
+		defer stopWatch()
+		go w.Run(wctx)
+		r := &localfn.Reloader{Root: filepath.Dir(*templatePath), Config: cfg, Next: next, Out: stdout,
+			Functions: func(t *samtemplate.Template) ([]string, error) { return t.Functions(), nil }}
+		go r.Run(wctx, w, sw, fns)
+	}
 
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	srv := &http.Server{
-		Handler:           invokeapi.New(functions, names, logger),
+		Handler:           sw,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       60 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),

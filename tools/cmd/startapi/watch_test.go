@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/tools/localfn"
+	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/tools/watch/watchtest"
+)
+
+// make start-api WATCH=1 on a copy of the tree: an edited message of
+// createplant is served after its rebuild, a gateway response edited in
+// template.yaml after the reload, requests sent during a reload are all
+// answered, a change that does not compile leaves the last good code
+// serving with the compiler's error printed, and the first banner's token
+// works throughout.
+func TestReloads(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
+		emulator.Dynalite(t) // skips, or fails under CI, with the reason
+	}
+	tree := watchtest.CopyTree(t)
+	boots := t.TempDir()
+	if out, err := localfn.Build(tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var stdout, stderr watchtest.Output
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	args := []string{"startapi", "-watch", "-bootstraps", boots, "-template", filepath.Join(tree, "template.yaml"),
+		"-env", filepath.Join(tree, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite")}
+	go func() {
+		done <- run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	})
+	stdout.WaitFor(t, "Try:", 1)
+	var banner proc.Banner
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		banner.Line(line)
+	}
+	post := func(token, body string) (int, string, error) {
+		req, _ := http.NewRequest("POST", banner.URL+"/plants", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		var e struct{ Message string }
+		json.Unmarshal(b, &e)
+		return resp.StatusCode, e.Message, nil
+	}
+	expect := func(when, token, body string, status int, message string) {
+		t.Helper()
+		if code, msg, err := post(token, body); err != nil || code != status || !strings.HasPrefix(msg, message) {
+			t.Errorf("%s: %d %q %v; want %d %q", when, code, msg, err, status, message)
+		}
+	}
+	expect("before", banner.Token, `{"id":1,"name":}`, 400, "the body is not valid JSON")
+
+	var ids atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var answered, failed atomic.Int64
+	var first atomic.Value
+	for range 2 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				// Any answer but a 5xx; the stage throttle's 429 is an answer.
+				code, _, err := post(banner.Token, fmt.Sprintf(`{"id":%d,"name":"Fern"}`, 5000+ids.Add(1)))
+				if err != nil || code >= 500 {
+					failed.Add(1)
+					first.CompareAndSwap(nil, fmt.Sprintf("%d %v", code, err))
+				} else {
+					answered.Add(1)
+				}
+			}
+		})
+	}
+	watchtest.Edit(t, filepath.Join(tree, "internal", "httpapi", "decode.go"), `"the body is not valid JSON (at byte %d)"`, `"the body is no JSON (at byte %d)"`)
+	stdout.WaitFor(t, "; ready", 1)
+	close(stop)
+	wg.Wait()
+	if failed.Load() != 0 || answered.Load() == 0 {
+		t.Errorf("during the reload: %d answered, %d failed (first: %v)", answered.Load(), failed.Load(), first.Load())
+	}
+	expect("after the rebuild", banner.Token, `{"id":1,"name":}`, 400, "the body is no JSON")
+
+	watchtest.Edit(t, filepath.Join(tree, "template.yaml"), "the bearer token is missing, invalid or expired", "no valid bearer token")
+	stdout.WaitFor(t, "; ready", 2)
+	expect("after the template's reload", "", `{"id":1,"name":"x"}`, 401, "no valid bearer token")
+
+	watchtest.Edit(t, filepath.Join(tree, "internal", "httpapi", "decode.go"), `"the body is no JSON (at byte %d)"`, `"the body is no JSON" +`)
+	stdout.WaitFor(t, "the build failed", 1)
+	if !strings.Contains(stdout.String(), "decode.go") {
+		t.Errorf("the compiler's error is not printed:\n%s", stdout.String())
+	}
+	expect("after a failed build", banner.Token, `{"id":1,"name":}`, 400, "the body is no JSON")
+	if code, _, err := post(banner.Token, `{"id":99999,"name":"Fern"}`); err != nil || (code != 200 && code != 429) {
+		t.Errorf("the first banner's token after the reloads: %d %v", code, err)
+	}
+	t.Logf("make start-api WATCH=1 printed:\n%s\nrequests answered during the rebuild: %d", stdout.String(), answered.Load())
+	if n := strings.Count(stdout.String(), "Token ("); n != 1 {
+		t.Errorf("%d banners, want one", n)
+	}
+}
