@@ -128,3 +128,15 @@ func (r *Reloader) Run(ctx context.Context, w *watch.Watcher, sw *Swapper, set *
 		fmt.Fprintf(r.Out, "reload: %s changed; %s in %s; ready\n", c, what, time.Since(start).Round(time.Millisecond))
 	}
 }
+
+// Start watches r.Root and r.Config.EnvFile and runs the reloads until ctx
+// ends (make start-api WATCH=1, make start-lambda WATCH=1).
+func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *Set) error {
+	w, err := watch.New(r.Root, r.Config.EnvFile, 150*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	go w.Run(ctx)
+	go r.Run(ctx, w, sw, set)
+	return nil
+}

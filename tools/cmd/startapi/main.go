@@ -26,7 +26,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -38,7 +37,6 @@ import (
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
 	"github.com/plantstore/plantstore/tools/samtemplate"
-	"github.com/plantstore/plantstore/tools/watch"
 )
 
 func main() {
@@ -49,16 +47,12 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	templatePath := fs.String("template", "template.yaml", "the SAM template")
+	flags := localfn.AddFlags(fs)
 	apiID := fs.String("api", "PlantsApi", "logical ID of the AWS::Serverless::Api to serve")
-	envPath := fs.String("env", "events/env.json", "environment per function, in SAM's --env-vars format")
-	bootstraps := fs.String("bootstraps", "", "directory with <Function>/bootstrap for each function, built for this machine")
-	dataDir := fs.String("data", ".plantstore/dynalite", "where the local dynalite keeps its data")
-	watching := fs.Bool("watch", false, "rebuild and reload on every change of the source, template.yaml or the env file (make start-api WATCH=1)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	if *bootstraps == "" {
+	if flags.Bootstraps == "" {
 		return errors.New("-bootstraps is required (make start-api builds them)")
 	}
 	port, err := devserver.Port(getenv, 3000)
@@ -67,7 +61,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 
-	tpl, err := samtemplate.Load(*templatePath)
+	tpl, err := samtemplate.Load(flags.Template)
 	if err != nil {
 		return err
 	}
@@ -75,10 +69,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if err != nil {
 		return err
 	}
-	cfg := localfn.Config{
-		Template: *templatePath, EnvFile: *envPath, DataDir: *dataDir, LookupEnv: lookupEnv, Log: stderr,
-		Bootstrap: func(fn string) string { return filepath.Join(*bootstraps, fn, "bootstrap") },
-	}
+	cfg := flags.Config(lookupEnv, stderr)
 	served := func(tpl *samtemplate.Template) ([]string, error) { return servedFunctions(tpl, *apiID) }
 	names, err := served(tpl)
 	if err != nil {
@@ -111,16 +102,11 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	}
 	sw := localfn.NewSwapper(first)
 	defer sw.Close()
-	if *watching {
-		w, err := watch.New(filepath.Dir(*templatePath), *envPath, 150*time.Millisecond)
-		if err != nil {
+	if flags.Watch {
+		r := &localfn.Reloader{Root: flags.Root(), Config: cfg, Functions: served, Next: next, Out: stdout}
+		if err := r.Start(ctx, sw, fns); err != nil {
 			return err
 		}
-		wctx, stopWatch := context.WithCancel(ctx)
-		defer stopWatch()
-		go w.Run(wctx)
-		r := &localfn.Reloader{Root: filepath.Dir(*templatePath), Config: cfg, Functions: served, Next: next, Out: stdout}
-		go r.Run(wctx, w, sw, fns)
 	}
 
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
@@ -135,7 +121,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "Plant Store start-api listening on %s (%s from %s, stage %s; no stage prefix in paths, as under sam local start-api)\n", url, *apiID, *templatePath, api.Stage)
+	fmt.Fprintf(stdout, "Plant Store start-api listening on %s (%s from %s, stage %s; no stage prefix in paths, as under sam local start-api)\n", url, *apiID, flags.Template, api.Stage)
 	if api.Authorizer != nil {
 		if err := printToken(stdout, envs[api.Authorizer.Function], getenv("TOKEN_SCOPE"), url); err != nil {
 			return err

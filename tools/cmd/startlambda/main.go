@@ -18,7 +18,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -29,7 +28,6 @@ import (
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
 	"github.com/plantstore/plantstore/tools/samtemplate"
-	"github.com/plantstore/plantstore/tools/watch"
 )
 
 func main() {
@@ -40,30 +38,23 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	templatePath := fs.String("template", "template.yaml", "the SAM template")
-	envPath := fs.String("env", "events/env.json", "environment per function, in SAM's --env-vars format")
-	bootstraps := fs.String("bootstraps", "", "directory with <Function>/bootstrap for each function, built for this machine")
-	dataDir := fs.String("data", ".plantstore/dynalite", "where the local dynalite keeps its data")
-	watching := fs.Bool("watch", false, "rebuild and reload on every change of the source, template.yaml or the env file (make start-lambda WATCH=1)")
+	flags := localfn.AddFlags(fs)
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	if *bootstraps == "" {
+	if flags.Bootstraps == "" {
 		return errors.New("-bootstraps is required (make start-lambda builds them)")
 	}
 	port, err := devserver.Port(getenv, 3001)
 	if err != nil {
 		return err
 	}
-	tpl, err := samtemplate.Load(*templatePath)
+	tpl, err := samtemplate.Load(flags.Template)
 	if err != nil {
 		return err
 	}
 	names := tpl.Functions()
-	cfg := localfn.Config{
-		Template: *templatePath, EnvFile: *envPath, DataDir: *dataDir, LookupEnv: lookupEnv, Log: stderr,
-		Bootstrap: func(fn string) string { return filepath.Join(*bootstraps, fn, "bootstrap") },
-	}
+	cfg := flags.Config(lookupEnv, stderr)
 	fns, err := localfn.PrepareTemplate(ctx, tpl, cfg, names)
 	if err != nil {
 		return err
@@ -77,17 +68,11 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	first, _ := next(fns)
 	sw := localfn.NewSwapper(first)
 	defer sw.Close()
-	if *watching {
-		w, err := watch.New(filepath.Dir(*templatePath), *envPath, 150*time.Millisecond)
-		if err != nil {
+	if flags.Watch {
+		r := &localfn.Reloader{Root: flags.Root(), Config: cfg, Functions: func(t *samtemplate.Template) ([]string, error) { return t.Functions(), nil }, Next: next, Out: stdout}
+		if err := r.Start(ctx, sw, fns); err != nil {
 			return err
 		}
-		wctx, stopWatch := context.WithCancel(ctx)
-		defer stopWatch()
-		go w.Run(wctx)
-		r := &localfn.Reloader{Root: filepath.Dir(*templatePath), Config: cfg, Next: next, Out: stdout,
-			Functions: func(t *samtemplate.Template) ([]string, error) { return t.Functions(), nil }}
-		go r.Run(wctx, w, sw, fns)
 	}
 
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
@@ -101,7 +86,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "Plant Store start-lambda listening on %s (functions of %s: %s)\n", url, *templatePath, strings.Join(names, ", "))
+	fmt.Fprintf(stdout, "Plant Store start-lambda listening on %s (functions of %s: %s)\n", url, flags.Template, strings.Join(names, ", "))
 	fmt.Fprintf(stdout, "Try:\naws lambda invoke --endpoint-url %s --function-name CreatePlantFunction --payload fileb://events/createplant-valid.json out.json\n", url)
 	return devserver.Serve(ctx, srv, ln, stdout, "Plant Store start-lambda")
 }

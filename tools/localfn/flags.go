@@ -1,0 +1,35 @@
+package localfn
+
+import (
+	"flag"
+	"io"
+	"path/filepath"
+)
+
+// Flags are the flags that make start-api and make start-lambda share.
+type Flags struct {
+	Template, EnvFile, Bootstraps, DataDir string
+	Watch                                  bool
+}
+
+// AddFlags defines the shared flags on fs.
+func AddFlags(fs *flag.FlagSet) *Flags {
+	f := &Flags{}
+	fs.StringVar(&f.Template, "template", "template.yaml", "the SAM template")
+	fs.StringVar(&f.EnvFile, "env", "events/env.json", "environment per function, in SAM's --env-vars format")
+	fs.StringVar(&f.Bootstraps, "bootstraps", "", "directory with <Function>/bootstrap for each function, built for this machine")
+	fs.StringVar(&f.DataDir, "data", ".plantstore/dynalite", "where the local dynalite keeps its data")
+	fs.BoolVar(&f.Watch, "watch", false, "rebuild and reload on every change of the source, template.yaml or the env file (WATCH=1)")
+	return f
+}
+
+// Config is the Config the flags describe.
+func (f *Flags) Config(lookupEnv func(string) (string, bool), log io.Writer) Config {
+	return Config{
+		Template: f.Template, EnvFile: f.EnvFile, DataDir: f.DataDir, LookupEnv: lookupEnv, Log: log,
+		Bootstrap: func(fn string) string { return filepath.Join(f.Bootstraps, fn, "bootstrap") },
+	}
+}
+
+// Root is the repository the template is in, where make builds.
+func (f *Flags) Root() string { return filepath.Dir(f.Template) }
