@@ -26,7 +26,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,7 +38,7 @@ import (
 )
 
 func main() {
-	proc.Main("run", func(ctx context.Context) error { return run(ctx, os.Getenv, os.Stdout, os.Stderr, ".") })
+	proc.Main("run", func(ctx context.Context) error { return run(ctx, os.Environ(), os.Stdout, os.Stderr, ".") })
 }
 
 // child is one cmd/localapi process and the requests it is serving.
@@ -96,12 +98,23 @@ func (s *supervisor) swap(start func() (*child, error), restart func() (*child, 
 	return err
 }
 
-func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer, root string) error {
+// run serves with environ, the environment that every local API process
+// gets (PORT is the supervisor's own; each process listens on a free one).
+func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root string) error {
+	getenv := func(k string) string {
+		v := ""
+		for _, kv := range environ {
+			if name, value, ok := strings.Cut(kv, "="); ok && name == k {
+				v = value // the last one wins, as for exec.Cmd's Env
+			}
+		}
+		return v
+	}
 	port, err := devserver.Port(getenv, 3000)
 	if err != nil {
 		return err
 	}
-	env := os.Environ()
+	env := slices.Clone(environ)
 	secret := getenv("AUTH_HS256_SECRET")
 	if secret == "" && getenv("AUTH_JWKS_URL") == "" {
 		// One secret for every child, so the token printed once stays good.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -27,8 +28,8 @@ func TestReloads(t *testing.T) {
 	var stdout, stderr watchtest.Output
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	env := map[string]string{"PORT": "0", "STORE_PATH": filepath.Join(t.TempDir(), "plants.db")}
-	go func() { done <- run(ctx, func(k string) string { return env[k] }, &stdout, &stderr, root) }()
+	env := append(os.Environ(), "PORT=0", "STORE_PATH="+filepath.Join(t.TempDir(), "plants.db"))
+	go func() { done <- run(ctx, env, &stdout, &stderr, root) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
