@@ -9,11 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
-	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
@@ -36,11 +34,7 @@ func TestReloads(t *testing.T) {
 			t.Errorf("run: %v", err)
 		}
 	})
-	stdout.WaitFor(t, "Try:", 1)
-	var banner proc.Banner
-	for _, line := range strings.Split(stdout.String(), "\n") {
-		banner.Line(line)
-	}
+	banner := stdout.Banner(t)
 	missingToken := func() (int, string, error) { // the message of the 401 without a token
 		resp, err := http.Post(banner.URL+"/plants", "application/json", strings.NewReader(`{"id":1,"name":"x"}`))
 		if err != nil {
@@ -69,35 +63,18 @@ func TestReloads(t *testing.T) {
 		t.Fatalf("before: %d %q %v", code, msg, err)
 	}
 
-	// Requests during the reload: each must be answered, 200 or 401.
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var answered, failed atomic.Int64
-	var firstFailure atomic.Value
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				code, err := create()
-				if err != nil || code != 200 {
-					failed.Add(1)
-					firstFailure.CompareAndSwap(nil, fmt.Sprintf("%d %v", code, err))
-				} else {
-					answered.Add(1)
-				}
-			}
-		})
-	}
+	// Requests during the reload: each must be answered 200.
+	stop := watchtest.During(4, func() error {
+		if code, err := create(); err != nil || code != 200 {
+			return fmt.Errorf("%d %v", code, err)
+		}
+		return nil
+	})
 	watchtest.Edit(t, filepath.Join(root, "internal", "httpapi", "errors.go"), `"a bearer token is required"`, `"a bearer token is needed here"`)
 	stdout.WaitFor(t, "; ready", 1)
-	close(stop)
-	wg.Wait()
-	if failed.Load() != 0 || answered.Load() == 0 {
-		t.Errorf("during the reload: %d answered, %d failed (first: %v)", answered.Load(), failed.Load(), firstFailure.Load())
+	answered, failure := stop()
+	if failure != nil || answered == 0 {
+		t.Errorf("during the reload: %d answered, then %v", answered, failure)
 	}
 	if code, msg, err := missingToken(); err != nil || code != 401 || msg != "a bearer token is needed here" {
 		t.Errorf("after the reload: %d %q %v, want the edited message", code, msg, err)
@@ -116,7 +93,7 @@ func TestReloads(t *testing.T) {
 		t.Errorf("the first banner's token after the reloads: %d %v", code, err)
 	}
 	t.Logf("what make run WATCH=1 printed:\n%s", stdout.String())
-	t.Logf("requests answered during the reload: %d", answered.Load())
+	t.Logf("requests answered during the reload: %d", answered)
 	if n := strings.Count(stdout.String(), "Token ("); n != 1 {
 		t.Errorf("%d banners, want one:\n%s", n, stdout.String())
 	}

@@ -9,13 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/plantstore/plantstore/tools/emulator"
 	"github.com/plantstore/plantstore/tools/localfn"
-	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
@@ -49,11 +47,7 @@ func TestReloads(t *testing.T) {
 			t.Errorf("run: %v", err)
 		}
 	})
-	stdout.WaitFor(t, "Try:", 1)
-	var banner proc.Banner
-	for _, line := range strings.Split(stdout.String(), "\n") {
-		banner.Line(line)
-	}
+	banner := stdout.Banner(t)
 	post := func(token, body string) (int, string, error) {
 		req, _ := http.NewRequest("POST", banner.URL+"/plants", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -78,36 +72,21 @@ func TestReloads(t *testing.T) {
 	}
 	expect("before", banner.Token, `{"id":1,"name":}`, 400, "the body is not valid JSON")
 
+	// Requests during the reload: any answer but a 5xx (the stage
+	// throttle's 429 is an answer).
 	var ids atomic.Int64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var answered, failed atomic.Int64
-	var first atomic.Value
-	for range 2 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				// Any answer but a 5xx; the stage throttle's 429 is an answer.
-				code, _, err := post(banner.Token, fmt.Sprintf(`{"id":%d,"name":"Fern"}`, 5000+ids.Add(1)))
-				if err != nil || code >= 500 {
-					failed.Add(1)
-					first.CompareAndSwap(nil, fmt.Sprintf("%d %v", code, err))
-				} else {
-					answered.Add(1)
-				}
-			}
-		})
-	}
+	stop := watchtest.During(2, func() error {
+		code, _, err := post(banner.Token, fmt.Sprintf(`{"id":%d,"name":"Fern"}`, 5000+ids.Add(1)))
+		if err != nil || code >= 500 {
+			return fmt.Errorf("%d %v", code, err)
+		}
+		return nil
+	})
 	watchtest.Edit(t, filepath.Join(tree, "internal", "httpapi", "decode.go"), `"the body is not valid JSON (at byte %d)"`, `"the body is no JSON (at byte %d)"`)
 	stdout.WaitFor(t, "; ready", 1)
-	close(stop)
-	wg.Wait()
-	if failed.Load() != 0 || answered.Load() == 0 {
-		t.Errorf("during the reload: %d answered, %d failed (first: %v)", answered.Load(), failed.Load(), first.Load())
+	answered, failure := stop()
+	if failure != nil || answered == 0 {
+		t.Errorf("during the reload: %d answered, then %v", answered, failure)
 	}
 	expect("after the rebuild", banner.Token, `{"id":1,"name":}`, 400, "the body is no JSON")
 
@@ -124,7 +103,7 @@ func TestReloads(t *testing.T) {
 	if code, _, err := post(banner.Token, `{"id":99999,"name":"Fern"}`); err != nil || (code != 200 && code != 429) {
 		t.Errorf("the first banner's token after the reloads: %d %v", code, err)
 	}
-	t.Logf("make start-api WATCH=1 printed:\n%s\nrequests answered during the rebuild: %d", stdout.String(), answered.Load())
+	t.Logf("make start-api WATCH=1 printed:\n%s\nrequests answered during the rebuild: %d", stdout.String(), answered)
 	if n := strings.Count(stdout.String(), "Token ("); n != 1 {
 		t.Errorf("%d banners, want one", n)
 	}

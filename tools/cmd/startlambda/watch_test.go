@@ -13,7 +13,6 @@ import (
 
 	"github.com/plantstore/plantstore/tools/emulator"
 	"github.com/plantstore/plantstore/tools/localfn"
-	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
@@ -44,11 +43,7 @@ func TestReloads(t *testing.T) {
 			t.Errorf("run: %v", err)
 		}
 	})
-	stdout.WaitFor(t, "Try:", 1)
-	var banner proc.Banner
-	for _, line := range strings.Split(stdout.String(), "\n") {
-		banner.Line(line)
-	}
+	banner := stdout.Banner(t)
 	client := awslambda.New(awslambda.Options{Region: "us-east-1", BaseEndpoint: aws.String(banner.URL),
 		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
 	event, err := os.ReadFile(filepath.Join(tree, "events", "createplant-bad-json.json"))

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/plantstore/plantstore/tools/proc"
 )
 
 // CopyTree copies the files git tracks (and node_modules' dynalite link,
@@ -94,5 +96,51 @@ func (o *Output) WaitFor(t *testing.T, want string, n int) {
 			t.Fatalf("no %q (x%d) within 3 minutes:\n%s", want, n, o.String())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Banner waits for a tool's banner ("listening on", the token, "Try:") in o.
+func (o *Output) Banner(t *testing.T) proc.Banner {
+	t.Helper()
+	o.WaitFor(t, "Try:", 1)
+	var b proc.Banner
+	for _, line := range strings.Split(o.String(), "\n") {
+		b.Line(line)
+	}
+	return b
+}
+
+// During sends requests with send from workers goroutines until the
+// returned stop is called; stop reports how many were answered and the
+// first failure (send's error), if any.
+func During(workers int, send func() error) (stop func() (answered int64, failure error)) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var n int64
+	var first error
+	for range workers {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				err := send()
+				mu.Lock()
+				if err == nil {
+					n++
+				} else if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	return func() (int64, error) {
+		close(done)
+		wg.Wait()
+		return n, first
 	}
 }
