@@ -172,17 +172,15 @@ func (v *Verifier) keyfunc(ctx context.Context) jwt.Keyfunc {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errKeysUnavailable, err)
 		}
-		if keys, err := kf.Storage().KeyReadAll(ctx); err != nil || len(keys) == 0 {
-			// Nothing was ever fetched, or the set is empty: no token can
-			// verify, whoever sent it. An outage, not a bad token.
-			return nil, fmt.Errorf("%w: the JWKS holds no key (%v)", errKeysUnavailable, err)
-		}
 		if _, hasKID := t.Header["kid"]; hasKID {
 			// keyfunc reads the JWK by kid (refreshing on an unknown one),
 			// checks its alg against the token's and its use against the
 			// whitelist; the key's type is checked here.
 			key, err := kf.KeyfuncCtx(ctx)(t)
 			if err != nil {
+				if keys, rerr := kf.Storage().KeyReadAll(ctx); rerr != nil || len(keys) == 0 {
+					return nil, keysUnavailable(rerr)
+				}
 				return nil, err
 			}
 			if !keyFits(alg, key) {
@@ -192,8 +190,8 @@ func (v *Verifier) keyfunc(ctx context.Context) jwt.Keyfunc {
 		}
 		// Without kid: every signing key of the set that may verify alg.
 		jwks, err := kf.Storage().KeyReadAll(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("read the JWKS: %w", err)
+		if err != nil || len(jwks) == 0 {
+			return nil, keysUnavailable(err)
 		}
 		var set jwt.VerificationKeySet
 		for _, jwk := range jwks {
@@ -214,6 +212,17 @@ func (v *Verifier) keyfunc(ctx context.Context) jwt.Keyfunc {
 		}
 		return set, nil
 	}
+}
+
+// keysUnavailable is the error of a key set that was never fetched or is
+// empty: no token can verify, whoever sent it. An outage, not a bad token.
+// Only a failed lookup asks for it, so a verification that finds its key
+// reads the set once at most.
+func keysUnavailable(err error) error {
+	if err != nil {
+		return fmt.Errorf("%w: read the JWKS: %w", errKeysUnavailable, err)
+	}
+	return fmt.Errorf("%w: the JWKS holds no key", errKeysUnavailable)
 }
 
 // signingUse: a JWK without "use", or with "use": "sig".
