@@ -105,17 +105,11 @@ func (a *authorizer) decided(ctx context.Context, log *slog.Logger, level slog.L
 		attrs = append(attrs, slog.String("subject", subject))
 	}
 	if a.namespace != "" {
-		flag := func(b bool) float64 {
-			if b {
-				return 1
-			}
-			return 0
-		}
 		attrs = append(attrs, emf.Attrs(a.namespace, a.now(), map[string]string{"Decision": decision, "Reason": reason},
 			[]emf.Metric{
 				{Name: "Tokens", Unit: emf.Count, Value: 1},
-				{Name: "RefusedTokens", Unit: emf.Count, Value: flag(decision == "refused")},
-				{Name: "KeysUnavailable", Unit: emf.Count, Value: flag(reason == auth.ReasonKeysUnavailable)},
+				{Name: "RefusedTokens", Unit: emf.Count, Value: emf.Once(decision == "refused")},
+				{Name: "KeysUnavailable", Unit: emf.Count, Value: emf.Once(reason == auth.ReasonKeysUnavailable)},
 			}, decisionDirectives...)...)
 	}
 	log.LogAttrs(ctx, level, "authorize", attrs...)

@@ -53,18 +53,12 @@ func requestMetrics(namespace string) func(slog.Record) []slog.Attr {
 		if outcome == "" {
 			outcome = "other"
 		}
-		flag := func(b bool) float64 {
-			if b {
-				return 1
-			}
-			return 0
-		}
 		return emf.Attrs(namespace, r.Time.Round(time.Millisecond), map[string]string{"Outcome": outcome},
 			[]emf.Metric{
 				{Name: "Requests", Unit: emf.Count, Value: 1},
 				{Name: "Duration", Unit: emf.Milliseconds, Value: duration},
-				{Name: "StoreUnavailable", Unit: emf.Count, Value: flag(code == 50300)},
-				{Name: "Failures", Unit: emf.Count, Value: flag(code == 50000)},
+				{Name: "StoreUnavailable", Unit: emf.Count, Value: emf.Once(code == 50300)},
+				{Name: "Failures", Unit: emf.Count, Value: emf.Once(code == 50000)},
 			}, requestDirectives...)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"time"
 )
@@ -52,7 +51,7 @@ func Check(line []byte) ([]Metric, error) {
 	if !ok {
 		return nil, errors.New("no _aws member")
 	}
-	dec := json.NewDecoder(bytesReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&meta); err != nil {
 		return nil, fmt.Errorf("_aws: %w", err)
@@ -107,5 +106,3 @@ func Check(line []byte) ([]Metric, error) {
 	}
 	return out, nil
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -27,6 +27,15 @@ type Metric struct {
 	Value float64
 }
 
+// Once is the value of a count that happened (1) or did not (0) on this
+// line: a stack-wide Sum of it is how many times it happened.
+func Once(happened bool) float64 {
+	if happened {
+		return 1
+	}
+	return 0
+}
+
 // Directive publishes the named metrics of a line under each dimension set;
 // an empty set publishes them without dimensions (the stack-wide figure an
 // alarm watches). Metrics cost per name and dimension value, so each
