@@ -169,7 +169,11 @@ func TestDashboard(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &doc); err != nil {
 		t.Fatalf("DashboardBody is not JSON: %v\n%s", err, body)
 	}
-	search := regexp.MustCompile(`SEARCH\('\{([^,]+(?:/[^,]+)?),([^}]*)\} MetricName="(\w+)"'`)
+	// The search expression syntax (CloudWatch user guide, "CloudWatch
+	// search expression syntax"): a namespace or dimension with characters
+	// other than letters, digits and underscores goes in double quotes.
+	search := regexp.MustCompile(`SEARCH\('\{("[^"]+"|[^,]+),([^}]*)\} MetricName="(\w+)"'`)
+	bare := regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 	shown := map[string]bool{}
 	var alarms []string
 	for _, w := range doc.Widgets {
@@ -181,6 +185,10 @@ func TestDashboard(t *testing.T) {
 					t.Errorf("an expression that is not a SEARCH of one metric: %v", e)
 					continue
 				}
+				if !strings.HasPrefix(s[1], `"`) && !bare.MatchString(s[1]) {
+					t.Errorf("the dashboard searches the namespace %s unquoted; SEARCH needs it in double quotes", s[1])
+				}
+				s[1] = strings.Trim(s[1], `"`)
 				if why := exists(s[1], s[3], strings.Split(s[2], ","), own); why != "" {
 					t.Errorf("the dashboard searches %s %s by %s: %s", s[1], s[3], s[2], why)
 				}

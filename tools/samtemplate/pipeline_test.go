@@ -1,12 +1,10 @@
 package samtemplate
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -70,56 +68,6 @@ func TestWorkflowsCallTheMakefileAndPinTheirActions(t *testing.T) {
 		if !strings.Contains(string(ci), target) || !strings.Contains(string(wf), target) {
 			t.Errorf("%s is not in both .ci/run and ci.yml", target)
 		}
-	}
-}
-
-// The deploy role trusts GitHub's OIDC tokens of this repository's main
-// branch and its dev and prod environments, for STS, and nothing else.
-func TestDeployRoleTrustsThisRepositoryOnly(t *testing.T) {
-	t.Parallel()
-	tpl, err := Load(filepath.Join(repoRoot, "pipeline", "roles.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	trust := asSlice(tpl.Get("Resources", "DeployRole", "Properties", "AssumeRolePolicyDocument", "Statement"))
-	if len(trust) != 1 {
-		t.Fatalf("trust policy %v, want one statement", trust)
-	}
-	st := trust[0].(map[string]any)
-	if st["Effect"] != "Allow" || st["Action"] != "sts:AssumeRoleWithWebIdentity" {
-		t.Errorf("trust statement %v", st)
-	}
-	cond, _ := st["Condition"].(map[string]any)
-	if len(cond) != 1 || cond["StringEquals"] == nil {
-		t.Fatalf("conditions %v, want StringEquals alone (no StringLike wildcards)", cond)
-	}
-	eq := cond["StringEquals"].(map[string]any)
-	if eq["token.actions.githubusercontent.com:aud"] != "sts.amazonaws.com" {
-		t.Errorf("aud condition %v, want sts.amazonaws.com", eq["token.actions.githubusercontent.com:aud"])
-	}
-	var subs []string
-	for _, v := range asSlice(eq["token.actions.githubusercontent.com:sub"]) {
-		s := fmt.Sprint(v.(map[string]any)["Fn::Sub"])
-		subs = append(subs, strings.NewReplacer("${GitHubOwner}", "plantstore", "${GitHubRepo}", "plant-store").Replace(s))
-	}
-	allowed := func(sub string) bool { return slices.Contains(subs, sub) }
-	for sub, want := range map[string]bool{
-		"repo:plantstore/plant-store:ref:refs/heads/main":      true,
-		"repo:plantstore/plant-store:environment:dev":          true,
-		"repo:plantstore/plant-store:environment:prod":         true,
-		"repo:plantstore/plant-store:ref:refs/heads/feature":   false,
-		"repo:plantstore/plant-store:ref:refs/tags/v1":         false,
-		"repo:plantstore/plant-store:pull_request":             false,
-		"repo:plantstore/plant-store:environment:staging":      false,
-		"repo:someone-else/plant-store:ref:refs/heads/main":    false,
-		"repo:plantstore/plant-store-fork:ref:refs/heads/main": false,
-	} {
-		if allowed(sub) != want {
-			t.Errorf("a token with sub %s: allowed %v, want %v", sub, allowed(sub), want)
-		}
-	}
-	if fmt.Sprint(tpl.Get("Resources", "CloudFormationExecutionRole", "Properties", "AssumeRolePolicyDocument")) == "" {
-		t.Error("no CloudFormation execution role")
 	}
 }
 

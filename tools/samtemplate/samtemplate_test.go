@@ -207,7 +207,7 @@ func TestFunctions(t *testing.T) {
 	t.Parallel()
 	tpl := load(t)
 	globals := at(t, tpl, "Globals", "Function").(map[string]any)
-	if globals["Runtime"] != "provided.al2023" || fmt.Sprint(globals["Architectures"]) != "[arm64]" || globals["Handler"] != "bootstrap" || globals["Tracing"] != "Active" {
+	if globals["Runtime"] != "provided.al2023" || fmt.Sprint(globals["Architectures"]) != "[arm64]" || globals["Handler"] != "bootstrap" {
 		t.Errorf("Globals.Function = %v", globals)
 	}
 	for _, fn := range []string{"CreatePlantFunction", "AuthorizerFunction"} {
@@ -220,6 +220,11 @@ func TestFunctions(t *testing.T) {
 			if _, ok := p[k]; ok {
 				t.Errorf("%s overrides Globals.%s", fn, k)
 			}
+		}
+		// Tracing is set per function, not in Globals: the hook has no X-Ray
+		// permission, and Lambda refuses Active tracing without it.
+		if p["Tracing"] != "Active" || p["AutoPublishAliasAllProperties"] != true {
+			t.Errorf("%s Tracing = %v, AutoPublishAliasAllProperties = %v; want Active and true", fn, p["Tracing"], p["AutoPublishAliasAllProperties"])
 		}
 		if to, _ := p["Timeout"].(int); to < 1 || to > 10 {
 			t.Errorf("%s Timeout = %v, want a short one", fn, p["Timeout"])
@@ -248,7 +253,7 @@ func TestLeastPrivilege(t *testing.T) {
 		if got := fmt.Sprint(p["Role"]); got != fmt.Sprint(map[string]any{"Fn::GetAtt": role + ".Arn"}) && got != fmt.Sprint(map[string]any{"Fn::GetAtt": []any{role, "Arn"}}) {
 			t.Errorf("%s Role = %s, want !GetAtt %s.Arn", fn, got, role)
 		}
-		for _, k := range []string{"Policies", "PermissionsBoundary"} {
+		for _, k := range []string{"Policies"} {
 			if _, ok := p[k]; ok {
 				t.Errorf("%s has %s; its role carries its grants", fn, k)
 			}
@@ -260,8 +265,8 @@ func TestTable(t *testing.T) {
 	t.Parallel()
 	tpl := load(t)
 	tbl := at(t, tpl, "Resources", "PlantsTable").(map[string]any)
-	if tbl["Type"] != "AWS::DynamoDB::Table" || tbl["DeletionPolicy"] != "Retain" || tbl["UpdateReplacePolicy"] != "Retain" {
-		t.Errorf("PlantsTable %v: want a DynamoDB table retained on delete and replace", tbl["Type"])
+	if tbl["Type"] != "AWS::DynamoDB::Table" || tbl["DeletionPolicy"] != "RetainExceptOnCreate" || tbl["UpdateReplacePolicy"] != "Retain" {
+		t.Errorf("PlantsTable %v: want a DynamoDB table retained on delete and replace, deleted when its first create rolls back", tbl["Type"])
 	}
 	p := tbl["Properties"].(map[string]any)
 	if p["BillingMode"] != "PAY_PER_REQUEST" {

@@ -169,10 +169,10 @@ func TestTranslated(t *testing.T) {
 	// writes logs only into its own log group, and only createplant touches
 	// data: PutItem and GetItem on the table.
 	t.Run("IAM", func(t *testing.T) {
-		if roles := cfn.Resources("AWS::IAM::Role"); !slices.Equal(roles, []string{"ApiGatewayCloudWatchRole", "AuthorizerRole", "CodeDeployServiceRole", "CreatePlantRole", "PreTrafficRole"}) {
-			t.Errorf("roles %v, want the three function roles, SAM's CodeDeploy role (and the optional account logging role)", roles)
+		if roles := cfn.Resources("AWS::IAM::Role"); !slices.Equal(roles, []string{"ApiGatewayCloudWatchRole", "AuthorizerRole", "CodeDeployRole", "CreatePlantRole", "PreTrafficRole"}) {
+			t.Errorf("roles %v, want the three function roles, the CodeDeploy role (and the optional account logging role)", roles)
 		}
-		if p := fmt.Sprint(cfn.Get("Resources", "CodeDeployServiceRole", "Properties", "ManagedPolicyArns")); p != "[arn:aws:iam::aws:policy/service-role/AWSCodeDeployRoleForLambda]" {
+		if p := fmt.Sprint(cfn.Get("Resources", "CodeDeployRole", "Properties", "ManagedPolicyArns")); p != "[map[Fn::Sub:arn:${AWS::Partition}:iam::aws:policy/service-role/AWSCodeDeployRoleForLambda]]" {
 			t.Errorf("CodeDeploy's role has %s, want AWSCodeDeployRoleForLambda alone", p)
 		}
 		type grant struct{ actions, resource string }

@@ -78,6 +78,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		{"replay", bearer, fmt.Sprintf(`{"id":%d,"name":"smoke %d","tag":"smoke"}`, id, id), 200, 0, plant},
 		{"conflict", bearer, fmt.Sprintf(`{"id":%d,"name":"other"}`, id), 400, 40009, ""},
 		{"validation", bearer, fmt.Sprintf(`{"id":%d,"name":""}`, id+1), 400, 40006, ""},
+		// The largest body a NewPlant may have: WAF's common rule set blocks
+		// bodies over 8 KB unless its SizeRestrictions_BODY rule is overridden.
+		{"64 KiB", bearer, padded(fmt.Sprintf(`{"id":%d,"name":"big %d"}`, id+2, id+2), maxBody), 200, 0, fmt.Sprintf(`{"name":"big %d"}`, id+2)},
+		{"64 KiB+1", bearer, padded(fmt.Sprintf(`{"id":%d,"name":"big"}`, id+3), maxBody+1), 400, 40003, ""},
 		{"no token", "", fmt.Sprintf(`{"id":%d,"name":"x"}`, id+1), 401, 40100, ""},
 		{"bad token", bearer + "x", fmt.Sprintf(`{"id":%d,"name":"x"}`, id+1), 401, 40100, ""},
 	}
@@ -97,6 +101,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	}
 	fmt.Fprintf(out, "all %d checks passed against %s\n", len(checks), *base)
 	return nil
+}
+
+// maxBody is the largest body a create may have (64 KiB).
+const maxBody = 64 << 10
+
+// padded makes a JSON object body exactly n bytes long by putting white
+// space, which JSON allows, before its closing brace.
+func padded(object string, n int) string {
+	return object[:len(object)-1] + strings.Repeat(" ", n-len(object)) + "}"
 }
 
 // startServer builds pkg into dir and starts it on a free port with its

@@ -35,7 +35,7 @@ func TestSmokePassesAgainstTheRealHandler(t *testing.T) {
 	if err := run(context.Background(), []string{"smoke", "-url", srv.URL}, func(string) string { return tok }, &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	if strings.Count(out.String(), "ok  ") != 6 {
+	if strings.Count(out.String(), "ok  ") != 8 {
 		t.Errorf("output:\n%s", out.String())
 	}
 }
