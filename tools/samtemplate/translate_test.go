@@ -2,48 +2,24 @@ package samtemplate
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// translateScript runs the SAM translator (aws-sam-translator, the library
-// behind `sam deploy`'s transform and cfn-lint's SAM support) on the template,
-// as CloudFormation's AWS::Serverless-2016-10-31 transform would after `sam
-// package` has replaced CodeUri with an S3 location.
-const translateScript = `
-import json, sys
-from samtranslator.translator.transform import transform
-from samtranslator.yaml_helper import yaml_parse
-class NoManagedPolicies:
-    def load(self): return {}
-tpl = yaml_parse(open(sys.argv[1]).read())
-tpl.setdefault("Globals", {}).setdefault("Function", {})["CodeUri"] = "s3://bucket/key"
-json.dump(transform(tpl, {}, NoManagedPolicies()), sys.stdout, default=str)
-`
-
 // translate returns the CloudFormation template that the SAM translator makes
-// of template.yaml. It needs python3 with aws-sam-translator (on the CI image,
-// with cfn-lint); it skips without it, except under CI=true.
+// of template.yaml; it skips without the translator, except under CI=true.
 func translate(t *testing.T) *Template {
 	t.Helper()
-	cmd := exec.Command("python3", "-c", translateScript, templatePath)
-	cmd.Env = append(os.Environ(), "AWS_DEFAULT_REGION=us-east-1")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if os.Getenv("CI") != "true" && strings.Contains(stderr.String(), "No module named 'samtranslator'") {
-			t.Skip("aws-sam-translator is not installed (pip install aws-sam-translator)")
-		}
-		t.Fatalf("SAM translator: %v\n%s", err, stderr.String())
+	doc, err := Translate(templatePath)
+	if errors.Is(err, ErrNoTranslator) && os.Getenv("CI") != "true" {
+		t.Skip(err)
 	}
-	var doc map[string]any
-	if err := json.Unmarshal(out, &doc); err != nil {
-		t.Fatalf("translator output: %v", err)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return &Template{Doc: doc}
 }
@@ -187,10 +163,9 @@ func TestTranslated(t *testing.T) {
 				"Traces":      {"[xray:PutTraceSegments xray:PutTelemetryRecords]", "*"},
 			},
 			"PreTrafficFunction": {
-				"InvokeNewVersions": {"[lambda:InvokeFunction]", "[map[Fn::Sub:${CreatePlantFunction.Arn}:*] map[Fn::Sub:${AuthorizerFunction.Arn}:*]]"},
-				"ReportToCodeDeploy": {"[codedeploy:PutLifecycleEventHookExecutionStatus]",
-					"map[Fn::Sub:arn:${AWS::Partition}:codedeploy:${AWS::Region}:${AWS::AccountId}:deploymentgroup:${ServerlessDeploymentApplication}/*]"},
-				"OwnLogGroup": {"[logs:CreateLogStream logs:PutLogEvents]", "map[Fn::GetAtt:[PreTrafficLogGroup Arn]]"},
+				"InvokeNewVersions":  {"[lambda:InvokeFunction]", "[map[Fn::Sub:${CreatePlantFunction.Arn}:*] map[Fn::Sub:${AuthorizerFunction.Arn}:*]]"},
+				"ReportToCodeDeploy": {"[codedeploy:PutLifecycleEventHookExecutionStatus]", "*"},
+				"OwnLogGroup":        {"[logs:CreateLogStream logs:PutLogEvents]", "map[Fn::GetAtt:[PreTrafficLogGroup Arn]]"},
 			},
 		} {
 			ref, _ := cfn.Get("Resources", fn, "Properties", "Role").(map[string]any)

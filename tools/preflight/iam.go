@@ -1,0 +1,92 @@
+package preflight
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// Question is one request put to the IAM evaluator: may Principal, holding
+// IdentityPolicies within Boundaries, call Action on Resource with Context?
+// A Trust question asks a role's trust policy (ResourcePolicy) instead.
+type Question struct {
+	ID               string         `json:"id"`
+	Principal        string         `json:"principal"`
+	Action           string         `json:"action"`
+	Resource         string         `json:"resource"`
+	Account          string         `json:"account"`
+	Context          map[string]any `json:"context,omitempty"`
+	IdentityPolicies []any          `json:"identityPolicies,omitempty"`
+	Boundaries       []any          `json:"boundaries,omitempty"`
+	ResourcePolicy   any            `json:"resourcePolicy,omitempty"`
+	Trust            bool           `json:"trust,omitempty"`
+}
+
+// Answer is the evaluator's: Allowed, ImplicitlyDenied, ExplicitlyDenied, or
+// Error (a policy the evaluator refuses to read, an unknown action).
+// IgnoredContextKeys are context keys that do not apply to the action and
+// resource by AWS's service reference, which IAM would not see either.
+type Answer struct {
+	ID                 string   `json:"id"`
+	Result             string   `json:"result"`
+	Error              string   `json:"error"`
+	IgnoredContextKeys []string `json:"ignoredContextKeys"`
+}
+
+// Allowed says whether the answer is Allowed.
+func (a Answer) Allowed() bool { return a.Result == "Allowed" }
+
+// Ask puts the questions to @cloud-copilot/iam-simulate through node and
+// iamsim.mjs (beside this file), in one process, and returns the answers in
+// the questions' order. It needs node and the repository's npm packages
+// (npm ci, which make test runs).
+func Ask(questions []Question) ([]Answer, error) {
+	for i := range questions {
+		if questions[i].ID == "" {
+			questions[i].ID = fmt.Sprint(i)
+		}
+	}
+	in, err := json.Marshal(questions)
+	if err != nil {
+		return nil, err
+	}
+	_, here, _, _ := runtime.Caller(0)
+	cmd := exec.Command("node", filepath.Join(filepath.Dir(here), "iamsim.mjs"))
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("the IAM evaluator (node iamsim.mjs): %v\n%s", err, stderr.String())
+	}
+	var answers []Answer
+	if err := json.Unmarshal(out, &answers); err != nil {
+		return nil, fmt.Errorf("the IAM evaluator's answer: %v", err)
+	}
+	if len(answers) != len(questions) {
+		return nil, fmt.Errorf("the IAM evaluator answered %d of %d questions", len(answers), len(questions))
+	}
+	for i, a := range answers {
+		if a.ID != questions[i].ID {
+			return nil, fmt.Errorf("answer %d is for %s, not %s", i, a.ID, questions[i].ID)
+		}
+	}
+	return answers, nil
+}
+
+// Describe is a question in one line, for a failure message.
+func (q Question) Describe() string {
+	var ctx []string
+	for k, v := range q.Context {
+		ctx = append(ctx, fmt.Sprintf("%s=%v", k, v))
+	}
+	s := fmt.Sprintf("%s on %s", q.Action, q.Resource)
+	if len(ctx) > 0 {
+		s += " with " + strings.Join(ctx, ", ")
+	}
+	return s
+}

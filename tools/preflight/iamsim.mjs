@@ -1,0 +1,76 @@
+// Asks @cloud-copilot/iam-simulate, an IAM policy evaluator (identity
+// policies, permissions boundaries, resource policies, every condition
+// operator, each action's own condition keys and resource types from AWS's
+// service reference), the questions the preflight's Go tests send: a JSON
+// array on stdin, one answer per question on stdout. Test-time only: the
+// package is AGPL-3.0 and a devDependency; nothing that ships links it.
+import { isWildcardOnlyAction, runSimulation } from '@cloud-copilot/iam-simulate'
+import { loadPolicy } from '@cloud-copilot/iam-policy'
+
+// The package exports its checked entry point alone; the two modules below
+// are what its own runUnsafeSimulation calls. A trust policy's OIDC keys
+// (token.actions.githubusercontent.com:sub) are dropped by the checked entry
+// point, because AWS's service reference lists no such keys for
+// sts:AssumeRoleWithWebIdentity, so trust questions go to the core engine with
+// their context as given. (runUnsafeSimulation itself loads the resource
+// policy without the name the engine reads, and throws.)
+const engine = await import(new URL('../../node_modules/@cloud-copilot/iam-simulate/dist/esm/core_engine/CoreSimulatorEngine.js', import.meta.url))
+const requests = await import(new URL('../../node_modules/@cloud-copilot/iam-simulate/dist/esm/request/request.js', import.meta.url))
+const contexts = await import(new URL('../../node_modules/@cloud-copilot/iam-simulate/dist/esm/requestContext.js', import.meta.url))
+const discovery = await import(new URL('../../node_modules/@cloud-copilot/iam-simulate/dist/esm/context_keys/discoveryContextKeyConstraints.js', import.meta.url))
+
+function trust(q) {
+  const request = new requests.AwsRequestImpl(q.principal, { resource: q.resource, accountId: q.account }, q.action, new contexts.RequestContextImpl(q.context || {}))
+  const analysis = engine.authorize({
+    request,
+    sessionPolicy: undefined,
+    identityPolicies: [],
+    serviceControlPolicies: [],
+    resourceControlPolicies: [],
+    resourcePolicy: loadPolicy(q.resourcePolicy, { name: 'trust' }),
+    permissionBoundaries: undefined,
+    vpcEndpointPolicies: undefined,
+    simulationParameters: { simulationMode: 'Strict', discoveryContextKeyConstraints: new discovery.DiscoveryContextKeyConstraints([]) },
+  })
+  return analysis.result
+}
+
+const chunks = []
+for await (const c of process.stdin) chunks.push(c)
+const questions = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+
+const answers = []
+for (const q of questions) {
+  if (q.trust) {
+    answers.push({ id: q.id, result: trust(q), ignoredContextKeys: [] })
+    continue
+  }
+  // An action with no resource type in AWS's service reference is
+  // authorized against "*" whatever the call names (a statement that names a
+  // resource never allows it); such a request is asked as IAM sees it.
+  const [service, action] = q.action.split(':')
+  const wildcardOnly = await isWildcardOnlyAction(service, action)
+  if (wildcardOnly) q.resource = '*'
+  const named = (list, prefix) => (list || []).map((policy, i) => ({ name: `${prefix}${i}`, policy }))
+  const simulation = {
+    request: {
+      principal: q.principal,
+      action: q.action,
+      resource: { resource: q.resource, accountId: q.account },
+      contextVariables: q.context || {},
+    },
+    identityPolicies: named(q.identityPolicies, 'identity'),
+    serviceControlPolicies: [],
+    resourceControlPolicies: [],
+    resourcePolicy: q.resourcePolicy || undefined,
+    permissionBoundaryPolicies: q.boundaries && q.boundaries.length ? named(q.boundaries, 'boundary') : undefined,
+  }
+  const r = await runSimulation(simulation, { simulationMode: 'Strict' })
+  if (r.resultType === 'error') {
+    answers.push({ id: q.id, result: 'Error', error: JSON.stringify(r.errors) })
+    continue
+  }
+  const ignored = r.resultType === 'single' ? r.result.ignoredContextKeys || [] : r.results.flatMap((x) => x.ignoredContextKeys || [])
+  answers.push({ id: q.id, result: r.overallResult, ignoredContextKeys: ignored, wildcardOnly })
+}
+process.stdout.write(JSON.stringify(answers))

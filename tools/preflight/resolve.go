@@ -1,0 +1,475 @@
+// Package preflight applies the rules that AWS and GitHub apply at deploy and
+// run time, which neither cfn-lint nor the SAM translator applies, to the
+// translated template.yaml, pipeline/roles.yaml and the workflows: what each
+// role may do is asked of a real IAM policy evaluator (iam.go), with the
+// policies as CloudFormation would make them for one concrete stack
+// (resolve.go). Its tests are the rules; `make lint` and `make test` run them.
+package preflight
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Stack is one concrete stack of a template: the names CloudFormation would
+// give its resources follow from it.
+type Stack struct {
+	Name      string
+	Region    string
+	Account   string
+	Partition string
+	// Params overrides the template's parameter defaults.
+	Params map[string]string
+}
+
+// Resolved is a template with its conditions decided and every intrinsic
+// function replaced by the value CloudFormation would give it for a Stack.
+type Resolved struct {
+	stack      Stack
+	doc        map[string]any
+	params     map[string]string
+	conditions map[string]bool
+}
+
+// noValue stands for AWS::NoValue until the enclosing map or list drops it.
+type noValue struct{}
+
+// Resolve decides the template's conditions for the stack.
+func Resolve(doc map[string]any, s Stack) (*Resolved, error) {
+	r := &Resolved{stack: s, doc: doc, params: map[string]string{}, conditions: map[string]bool{}}
+	params, _ := doc["Parameters"].(map[string]any)
+	for name, p := range params {
+		if d, ok := p.(map[string]any)["Default"]; ok {
+			r.params[name] = fmt.Sprint(d)
+		}
+	}
+	for k, v := range s.Params {
+		if _, ok := params[k]; !ok {
+			return nil, fmt.Errorf("parameter %s is not a parameter of the template", k)
+		}
+		r.params[k] = v
+	}
+	conds, _ := doc["Conditions"].(map[string]any)
+	for name := range conds {
+		if _, err := r.condition(name, conds, map[string]bool{}); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r *Resolved) condition(name string, conds map[string]any, seen map[string]bool) (bool, error) {
+	if v, ok := r.conditions[name]; ok {
+		return v, nil
+	}
+	if seen[name] {
+		return false, fmt.Errorf("condition %s refers to itself", name)
+	}
+	seen[name] = true
+	def, ok := conds[name]
+	if !ok {
+		return false, fmt.Errorf("no condition %s", name)
+	}
+	v, err := r.boolean(def, conds, seen)
+	if err != nil {
+		return false, fmt.Errorf("condition %s: %w", name, err)
+	}
+	r.conditions[name] = v
+	return v, nil
+}
+
+func (r *Resolved) boolean(v any, conds map[string]any, seen map[string]bool) (bool, error) {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 1 {
+		return false, fmt.Errorf("%v is not a condition function", v)
+	}
+	for fn, arg := range m {
+		args, _ := arg.([]any)
+		switch fn {
+		case "Condition":
+			return r.condition(arg.(string), conds, seen)
+		case "Fn::Equals":
+			if len(args) != 2 {
+				return false, fmt.Errorf("Fn::Equals wants 2 arguments")
+			}
+			a, err := r.Value(args[0])
+			if err != nil {
+				return false, err
+			}
+			b, err := r.Value(args[1])
+			if err != nil {
+				return false, err
+			}
+			return fmt.Sprint(a) == fmt.Sprint(b), nil
+		case "Fn::Not", "Fn::And", "Fn::Or":
+			var vals []bool
+			for _, a := range args {
+				b, err := r.boolean(a, conds, seen)
+				if err != nil {
+					return false, err
+				}
+				vals = append(vals, b)
+			}
+			switch fn {
+			case "Fn::Not":
+				return !vals[0], nil
+			case "Fn::And":
+				for _, b := range vals {
+					if !b {
+						return false, nil
+					}
+				}
+				return true, nil
+			default:
+				for _, b := range vals {
+					if b {
+						return true, nil
+					}
+				}
+				return false, nil
+			}
+		}
+		return false, fmt.Errorf("%s is not a condition function", fn)
+	}
+	return false, nil
+}
+
+// Condition is the value of a named condition.
+func (r *Resolved) Condition(name string) bool { return r.conditions[name] }
+
+// Exists says whether a logical id is a resource the stack creates (its
+// condition, if any, holds).
+func (r *Resolved) Exists(id string) bool {
+	res, ok := r.resource(id)
+	if !ok {
+		return false
+	}
+	c, has := res["Condition"].(string)
+	return !has || r.conditions[c]
+}
+
+// ResourcesOfType lists the logical ids of the resources of a type that the
+// stack creates, sorted.
+func (r *Resolved) ResourcesOfType(typ string) []string {
+	var ids []string
+	res, _ := r.doc["Resources"].(map[string]any)
+	for id, v := range res {
+		if m, _ := v.(map[string]any); m["Type"] == typ && r.Exists(id) {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Properties is a resource's Properties, resolved.
+func (r *Resolved) Properties(id string) (map[string]any, error) {
+	res, ok := r.resource(id)
+	if !ok {
+		return nil, fmt.Errorf("no resource %s", id)
+	}
+	v, err := r.Value(res["Properties"])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	m, _ := v.(map[string]any)
+	return m, nil
+}
+
+// Attribute is a resource attribute outside Properties (DeletionPolicy ...).
+func (r *Resolved) Attribute(id, name string) any {
+	res, _ := r.resource(id)
+	return res[name]
+}
+
+func (r *Resolved) resource(id string) (map[string]any, bool) {
+	res, _ := r.doc["Resources"].(map[string]any)
+	m, ok := res[id].(map[string]any)
+	return m, ok
+}
+
+// Value resolves every intrinsic function in v.
+func (r *Resolved) Value(v any) (any, error) {
+	out, err := r.value(v)
+	if _, ok := out.(noValue); ok {
+		return nil, err
+	}
+	return out, err
+}
+
+func (r *Resolved) value(v any) (any, error) {
+	switch x := v.(type) {
+	case []any:
+		out := []any{}
+		for _, e := range x {
+			val, err := r.value(e)
+			if err != nil {
+				return nil, err
+			}
+			if _, drop := val.(noValue); !drop {
+				out = append(out, val)
+			}
+		}
+		return out, nil
+	case map[string]any:
+		if len(x) == 1 {
+			for k, arg := range x {
+				if k == "Ref" || strings.HasPrefix(k, "Fn::") {
+					return r.intrinsic(k, arg)
+				}
+			}
+		}
+		out := map[string]any{}
+		for k, e := range x {
+			val, err := r.value(e)
+			if err != nil {
+				return nil, err
+			}
+			if _, drop := val.(noValue); !drop {
+				out[k] = val
+			}
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+func (r *Resolved) intrinsic(fn string, arg any) (any, error) {
+	args, _ := arg.([]any)
+	switch fn {
+	case "Ref":
+		return r.ref(fmt.Sprint(arg))
+	case "Fn::GetAtt":
+		if s, ok := arg.(string); ok {
+			obj, attr, _ := strings.Cut(s, ".")
+			return r.getAtt(obj, attr)
+		}
+		if len(args) != 2 {
+			return nil, fmt.Errorf("Fn::GetAtt %v", arg)
+		}
+		return r.getAtt(fmt.Sprint(args[0]), fmt.Sprint(args[1]))
+	case "Fn::Sub":
+		return r.sub(arg)
+	case "Fn::If":
+		if len(args) != 3 {
+			return nil, fmt.Errorf("Fn::If %v", arg)
+		}
+		c, ok := r.conditions[fmt.Sprint(args[0])]
+		if _, known := r.conditions[fmt.Sprint(args[0])]; !known {
+			return nil, fmt.Errorf("Fn::If names no condition %v", args[0])
+		}
+		if c && ok {
+			return r.value(args[1])
+		}
+		return r.value(args[2])
+	case "Fn::Join":
+		if len(args) != 2 {
+			return nil, fmt.Errorf("Fn::Join %v", arg)
+		}
+		list, err := r.value(args[1])
+		if err != nil {
+			return nil, err
+		}
+		var parts []string
+		for _, e := range list.([]any) {
+			parts = append(parts, fmt.Sprint(e))
+		}
+		return strings.Join(parts, fmt.Sprint(args[0])), nil
+	case "Fn::Select":
+		if len(args) != 2 {
+			return nil, fmt.Errorf("Fn::Select %v", arg)
+		}
+		list, err := r.value(args[1])
+		if err != nil {
+			return nil, err
+		}
+		var i int
+		fmt.Sscan(fmt.Sprint(args[0]), &i)
+		l, _ := list.([]any)
+		if i < 0 || i >= len(l) {
+			return nil, fmt.Errorf("Fn::Select %d of %d", i, len(l))
+		}
+		return l[i], nil
+	case "Fn::Split":
+		if len(args) != 2 {
+			return nil, fmt.Errorf("Fn::Split %v", arg)
+		}
+		s, err := r.value(args[1])
+		if err != nil {
+			return nil, err
+		}
+		var out []any
+		for _, p := range strings.Split(fmt.Sprint(s), fmt.Sprint(args[0])) {
+			out = append(out, p)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s is not resolved by the preflight", fn)
+}
+
+var subVar = regexp.MustCompile(`\$\{([^!}][^}]*)\}`)
+
+func (r *Resolved) sub(arg any) (any, error) {
+	format, vars := "", map[string]any{}
+	switch x := arg.(type) {
+	case string:
+		format = x
+	case []any:
+		if len(x) != 2 {
+			return nil, fmt.Errorf("Fn::Sub %v", arg)
+		}
+		format = fmt.Sprint(x[0])
+		m, _ := x[1].(map[string]any)
+		for k, v := range m {
+			val, err := r.value(v)
+			if err != nil {
+				return nil, err
+			}
+			vars[k] = val
+		}
+	}
+	var failed error
+	out := subVar.ReplaceAllStringFunc(format, func(m string) string {
+		name := m[2 : len(m)-1]
+		if v, ok := vars[name]; ok {
+			return fmt.Sprint(v)
+		}
+		var v any
+		var err error
+		if obj, attr, ok := strings.Cut(name, "."); ok && !strings.HasPrefix(name, "AWS::") {
+			v, err = r.getAtt(obj, attr)
+		} else {
+			v, err = r.ref(name)
+		}
+		if err != nil && failed == nil {
+			failed = err
+		}
+		return fmt.Sprint(v)
+	})
+	return strings.ReplaceAll(out, "${!", "${"), failed
+}
+
+func (r *Resolved) ref(name string) (any, error) {
+	s := r.stack
+	switch name {
+	case "AWS::StackName":
+		return s.Name, nil
+	case "AWS::Region":
+		return s.Region, nil
+	case "AWS::AccountId":
+		return s.Account, nil
+	case "AWS::Partition":
+		return s.Partition, nil
+	case "AWS::URLSuffix":
+		return "amazonaws.com", nil
+	case "AWS::StackId":
+		return fmt.Sprintf("arn:%s:cloudformation:%s:%s:stack/%s/0f0e0d0c-0b0a-0908-0706-050403020100", s.Partition, s.Region, s.Account, s.Name), nil
+	case "AWS::NoValue":
+		return noValue{}, nil
+	}
+	if v, ok := r.params[name]; ok {
+		return v, nil
+	}
+	res, ok := r.resource(name)
+	if !ok {
+		return nil, fmt.Errorf("Ref %s: no parameter or resource of that name", name)
+	}
+	typ, _ := res["Type"].(string)
+	switch typ {
+	case "AWS::Lambda::Version":
+		fn, err := r.versionFunction(res)
+		return fn + ":1", err
+	case "AWS::Lambda::Alias":
+		p, _ := res["Properties"].(map[string]any)
+		fn, err := r.value(p["FunctionName"])
+		if err != nil {
+			return nil, err
+		}
+		alias, _ := p["Name"].(string)
+		return r.functionArn(fmt.Sprint(fn)) + ":" + alias, nil
+	case "AWS::IAM::ManagedPolicy":
+		return fmt.Sprintf("arn:%s:iam::%s:policy/%s", s.Partition, s.Account, r.name(name, res, "ManagedPolicyName")), nil
+	case "AWS::Cognito::UserPool":
+		return s.Region + "_PreFlight1", nil
+	case "AWS::ApiGateway::RestApi":
+		return "preflight1", nil
+	}
+	return r.name(name, res, nameProperty[typ]), nil
+}
+
+// nameProperty is the property that names a resource of a type, where the
+// template may set the name.
+var nameProperty = map[string]string{
+	"AWS::Lambda::Function":        "FunctionName",
+	"AWS::IAM::Role":               "RoleName",
+	"AWS::DynamoDB::Table":         "TableName",
+	"AWS::Logs::LogGroup":          "LogGroupName",
+	"AWS::CloudWatch::Alarm":       "AlarmName",
+	"AWS::CloudWatch::Dashboard":   "DashboardName",
+	"AWS::WAFv2::WebACL":           "Name",
+	"AWS::S3::Bucket":              "BucketName",
+	"AWS::IAM::ManagedPolicy":      "ManagedPolicyName",
+	"AWS::CodeDeploy::Application": "ApplicationName",
+}
+
+// name is the resource's physical name: the named property, or the name
+// CloudFormation generates, <stack>-<LogicalId>-<random>.
+func (r *Resolved) name(id string, res map[string]any, prop string) string {
+	if p, _ := res["Properties"].(map[string]any); prop != "" && p[prop] != nil {
+		if v, err := r.Value(p[prop]); err == nil && v != nil {
+			return fmt.Sprint(v)
+		}
+	}
+	return r.stack.Name + "-" + id + "-PREFLIGHT1AB"
+}
+
+func (r *Resolved) functionArn(name string) string {
+	if strings.HasPrefix(name, "arn:") {
+		return name
+	}
+	s := r.stack
+	return fmt.Sprintf("arn:%s:lambda:%s:%s:function:%s", s.Partition, s.Region, s.Account, name)
+}
+
+func (r *Resolved) versionFunction(res map[string]any) (string, error) {
+	p, _ := res["Properties"].(map[string]any)
+	fn, err := r.value(p["FunctionName"])
+	return r.functionArn(fmt.Sprint(fn)), err
+}
+
+func (r *Resolved) getAtt(id, attr string) (any, error) {
+	res, ok := r.resource(id)
+	if !ok {
+		return nil, fmt.Errorf("Fn::GetAtt %s.%s: no resource %s", id, attr, id)
+	}
+	s := r.stack
+	typ, _ := res["Type"].(string)
+	ref, err := r.ref(id)
+	if err != nil {
+		return nil, err
+	}
+	name := fmt.Sprint(ref)
+	switch typ + "." + attr {
+	case "AWS::Lambda::Function.Arn":
+		return r.functionArn(name), nil
+	case "AWS::Lambda::Version.Version":
+		return "1", nil
+	case "AWS::IAM::Role.Arn":
+		return fmt.Sprintf("arn:%s:iam::%s:role/%s", s.Partition, s.Account, name), nil
+	case "AWS::DynamoDB::Table.Arn":
+		return fmt.Sprintf("arn:%s:dynamodb:%s:%s:table/%s", s.Partition, s.Region, s.Account, name), nil
+	case "AWS::Logs::LogGroup.Arn":
+		return fmt.Sprintf("arn:%s:logs:%s:%s:log-group:%s:*", s.Partition, s.Region, s.Account, name), nil
+	case "AWS::CloudWatch::Alarm.Arn":
+		return fmt.Sprintf("arn:%s:cloudwatch:%s:%s:alarm:%s", s.Partition, s.Region, s.Account, name), nil
+	case "AWS::S3::Bucket.Arn":
+		return fmt.Sprintf("arn:%s:s3:::%s", s.Partition, strings.ToLower(name)), nil
+	case "AWS::Cognito::UserPool.Arn":
+		return fmt.Sprintf("arn:%s:cognito-idp:%s:%s:userpool/%s", s.Partition, s.Region, s.Account, name), nil
+	case "AWS::WAFv2::WebACL.Arn":
+		return fmt.Sprintf("arn:%s:wafv2:%s:%s:regional/webacl/%s/preflight", s.Partition, s.Region, s.Account, name), nil
+	}
+	return fmt.Sprintf("%s.%s", name, attr), nil
+}
