@@ -393,6 +393,10 @@ func (r *Resolved) ref(name string) (any, error) {
 		return fmt.Sprintf("arn:%s:iam::%s:policy/%s", s.Partition, s.Account, r.name(name, res, "ManagedPolicyName")), nil
 	case "AWS::Cognito::UserPool":
 		return s.Region + "_PreFlight1", nil
+	case "AWS::IAM::OIDCProvider":
+		p, _ := res["Properties"].(map[string]any)
+		url, err := r.value(p["Url"])
+		return fmt.Sprintf("arn:%s:iam::%s:oidc-provider/%s", s.Partition, s.Account, strings.TrimPrefix(fmt.Sprint(url), "https://")), err
 	case "AWS::ApiGateway::RestApi":
 		return "preflight1", nil
 	}
