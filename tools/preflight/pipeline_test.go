@@ -191,7 +191,9 @@ func TestAttackersPathsAreDenied(t *testing.T) {
 	_, prodExec := prod.pipelineRoles(t)
 	boundary, _ := dev.pipeline.Value(map[string]any{"Ref": "PermissionsBoundary"})
 	prodBoundary, _ := prod.pipeline.Value(map[string]any{"Ref": "PermissionsBoundary"})
-	iamArn := func(kind, name string) string { return fmt.Sprintf("arn:%s:iam::%s:%s/%s", partition, account, kind, name) }
+	iamArn := func(kind, name string) string {
+		return fmt.Sprintf("arn:%s:iam::%s:%s/%s", partition, account, kind, name)
+	}
 	admin := iamArn("policy", "AdministratorAccess")
 	admin = strings.Replace(admin, "::"+account+":", "::aws:", 1)
 	devRole, prodRole := iamArn("role", "plant-store-dev-Evil-PREFLIGHT1AB"), iamArn("role", "plant-store-prod-CreatePlantRole-PREFLIGHT1AB")
