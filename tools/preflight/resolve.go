@@ -374,7 +374,7 @@ func (r *Resolved) ref(name string) (any, error) {
 	}
 	res, ok := r.resource(name)
 	if !ok {
-		return nil, fmt.Errorf("Ref %s: no parameter or resource of that name", name)
+		return nil, fmt.Errorf("no parameter or resource named %s (Ref)", name)
 	}
 	typ, _ := res["Type"].(string)
 	switch typ {

@@ -145,3 +145,36 @@ func callResources(t *testing.T, app *Resolved, call string, vars map[string]any
 	}
 	return nil
 }
+
+// A failed first create leaves nothing billed behind, and the rollback can
+// delete what it created. CloudFormation's DeletionPolicy
+// RetainExceptOnCreate (CloudFormation user guide, "DeletionPolicy
+// attribute"): "retains resources on stack deletion but deletes them when
+// the stack's creation fails and rolls back"; UpdateReplacePolicy takes only
+// Delete, Retain and Snapshot. DynamoDB's rule (developer guide, "Using
+// deletion protection"): a table with deletion protection on "can't be
+// deleted" by anyone, the rollback included, which would leave the stack in
+// ROLLBACK_FAILED.
+func TestFailedFirstCreateLeavesNothing(t *testing.T) {
+	t.Parallel()
+	e := loadEnv(t, "dev")
+	tables := e.app.ResourcesOfType("AWS::DynamoDB::Table")
+	if len(tables) == 0 {
+		t.Fatal("no table")
+	}
+	for _, id := range tables {
+		if p := e.app.Attribute(id, "DeletionPolicy"); p != "RetainExceptOnCreate" {
+			t.Errorf("%s DeletionPolicy %v: a failed first create leaves the table (and its point-in-time recovery) behind; want RetainExceptOnCreate", id, p)
+		}
+		if p := e.app.Attribute(id, "UpdateReplacePolicy"); p != "Retain" {
+			t.Errorf("%s UpdateReplacePolicy %v, want Retain (a replacement never deletes the plants)", id, p)
+		}
+		p, err := e.app.Properties(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p["DeletionProtectionEnabled"] == true {
+			t.Errorf("%s has DeletionProtectionEnabled: the rollback of a failed first create cannot delete it", id)
+		}
+	}
+}
