@@ -157,19 +157,26 @@ func callResources(t *testing.T, app *Resolved, call string, vars map[string]any
 // ROLLBACK_FAILED.
 func TestFailedFirstCreateLeavesNothing(t *testing.T) {
 	t.Parallel()
-	e := loadEnv(t, "dev")
-	tables := e.app.ResourcesOfType("AWS::DynamoDB::Table")
-	if len(tables) == 0 {
-		t.Fatal("no table")
+	for _, name := range []string{"default", "dev", "prod"} {
+		e := loadEnv(t, name)
+		tables := e.app.ResourcesOfType("AWS::DynamoDB::Table")
+		if len(tables) == 0 {
+			t.Fatalf("%s: no table", name)
+		}
+		failedCreateLeavesNoTable(t, e.app, tables)
 	}
+}
+
+func failedCreateLeavesNoTable(t *testing.T, app *Resolved, tables []string) {
+	t.Helper()
 	for _, id := range tables {
-		if p := e.app.Attribute(id, "DeletionPolicy"); p != "RetainExceptOnCreate" {
+		if p := app.Attribute(id, "DeletionPolicy"); p != "RetainExceptOnCreate" {
 			t.Errorf("%s DeletionPolicy %v: a failed first create leaves the table (and its point-in-time recovery) behind; want RetainExceptOnCreate", id, p)
 		}
-		if p := e.app.Attribute(id, "UpdateReplacePolicy"); p != "Retain" {
+		if p := app.Attribute(id, "UpdateReplacePolicy"); p != "Retain" {
 			t.Errorf("%s UpdateReplacePolicy %v, want Retain (a replacement never deletes the plants)", id, p)
 		}
-		p, err := e.app.Properties(id)
+		p, err := app.Properties(id)
 		if err != nil {
 			t.Fatal(err)
 		}
