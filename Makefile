@@ -70,7 +70,7 @@ fuzz: ## each fuzz target for FUZZTIME (default 5s; e.g. make fuzz FUZZTIME=2m);
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz failed:$$failed (a crasher is kept under the package's testdata/fuzz/)"; exit 1; fi
 
-lint: tools ## gofmt, go vet (also for macOS and Windows), staticcheck, gosec, cfn-lint (template.yaml, pipeline/roles.yaml), actionlint, no build outputs in git
+lint: tools node_modules ## gofmt, go vet (also for macOS and Windows), staticcheck, gosec, cfn-lint (template.yaml, pipeline/roles.yaml), actionlint, the deploy preflight, no build outputs in git
 	@$(GO) run ./tools/cmd/repocheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
@@ -82,7 +82,8 @@ lint: tools ## gofmt, go vet (also for macOS and Windows), staticcheck, gosec, c
 	cfn-lint template.yaml pipeline/roles.yaml
 	cfn-lint template.yaml --parameters EnableWaf=true DomainName=api.example.com CertificateArn=arn:aws:acm:us-east-1:123456789012:certificate/example HostedZoneId=Z0EXAMPLE CreatePlantReservedConcurrency=100 DeploymentType=AllAtOnce
 	$(TOOLS)/actionlint .github/workflows/*.yml
-	@echo "lint: clean (repocheck, gofmt, go vet for linux, darwin and windows, staticcheck $(STATICCHECK_VERSION), gosec $(GOSEC_VERSION), cfn-lint on both templates, actionlint $(ACTIONLINT_VERSION))"
+	CI=true $(GO) test -count=1 ./tools/preflight
+	@echo "lint: clean (repocheck, gofmt, go vet for linux, darwin and windows, staticcheck $(STATICCHECK_VERSION), gosec $(GOSEC_VERSION), cfn-lint on both templates, actionlint $(ACTIONLINT_VERSION), the deploy preflight)"
 
 build-CreatePlantFunction: ## (SAM) createplant's bootstrap into $(ARTIFACTS_DIR) (arm64; GOARCH=... on the command line for another)
 	@$(MAKE) --no-print-directory build-lambda PKG=./functions/createplant
