@@ -213,8 +213,8 @@ func TestTranslated(t *testing.T) {
 	// the chosen alarms, and the PreTraffic hook proves a version first.
 	t.Run("safe deployments", func(t *testing.T) {
 		alarms := map[string]string{
-			"CreatePlantFunction": "[map[Name:map[Ref:CreatePlantAliasErrorsAlarm]] map[Name:map[Ref:ApiServerErrorRateAlarm]]]",
-			"AuthorizerFunction":  "[map[Name:map[Ref:ApiServerErrorRateAlarm]]]",
+			"CreatePlantFunction": "[map[Name:map[Ref:CreatePlantAliasErrorsAlarm]] map[Name:map[Ref:ReleaseServerErrorsAlarm]]]",
+			"AuthorizerFunction":  "[map[Name:map[Ref:ReleaseServerErrorsAlarm]] map[Name:map[Ref:KeysUnavailableAlarm]]]",
 		}
 		for fn, want := range alarms {
 			alias := cfn.Map("Resources", fn+"Aliaslive")
