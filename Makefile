@@ -98,7 +98,7 @@ build-lambda: ## the bootstrap of Go package PKG into $(ARTIFACTS_DIR), with the
 	@test -n "$(ARTIFACTS_DIR)" || { echo "build-lambda: ARTIFACTS_DIR is not set (sam build sets it; or: make build)" >&2; exit 2; }
 	GOOS=linux GOARCH=$(LAMBDA_ARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap $(PKG)
 
-build: ## both bootstraps into bin/<arch>/<function>/bootstrap (arm64; GOARCH=amd64 make build for another)
+build: ## every function's bootstrap (createplant, the authorizer, the hook) into bin/<arch>/<function>/bootstrap (arm64; GOARCH=amd64 make build for another)
 	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(BUILD_ARCH)/$$f GOARCH=$(BUILD_ARCH); done
 	@ls -l bin/$(BUILD_ARCH)/*/bootstrap
 

@@ -28,7 +28,8 @@ func TestMakefileBuildsTheTemplatesArchitecture(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	for _, fn := range []string{"build-CreatePlantFunction", "build-AuthorizerFunction"} {
+	for _, name := range tpl.Functions() {
+		fn := "build-" + name
 		out, err := makeN([]string{"GOARCH=amd64"}, fn, "ARTIFACTS_DIR=/tmp/x")
 		if err != nil || !strings.Contains(out, "GOARCH=arm64") || strings.Contains(out, "GOARCH=amd64") {
 			t.Errorf("%s with GOARCH=amd64 exported: %v\n%s\nwant an arm64 build", fn, err, out)
@@ -57,6 +58,32 @@ func TestMakefileBuildsTheTemplatesArchitecture(t *testing.T) {
 		out, err := makeN(tc.env, append([]string{"build"}, tc.args...)...)
 		if err != nil || !strings.Contains(out, "ARTIFACTS_DIR="+tc.want) || strings.Contains(out, "ARTIFACTS_DIR=bin/"+map[string]string{"bin/arm64/": "amd64", "bin/amd64/": "arm64"}[tc.want]) {
 			t.Errorf("make build, env %v, args %v: %v\n%s\nwant %s", tc.env, tc.args, err, out, tc.want)
+		}
+	}
+}
+
+// The documents that name sam build's Makefile targets name every one of
+// them: a function added to the template (the PreTraffic hook was) is added
+// to the lists a reader follows.
+func TestDocumentsListEveryBuildTarget(t *testing.T) {
+	t.Parallel()
+	tpl, err := Load(templatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []string{"README.md", "docs/deploy.md", "docs/design.md"} {
+		raw, err := os.ReadFile("../../" + doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(raw), "build-CreatePlantFunction") {
+			t.Errorf("%s no longer names the build targets; update this test's list of documents", doc)
+			continue
+		}
+		for _, fn := range tpl.Functions() {
+			if !strings.Contains(string(raw), "build-"+fn) {
+				t.Errorf("%s lists sam build's Makefile targets without build-%s", doc, fn)
+			}
 		}
 	}
 }
