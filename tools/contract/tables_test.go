@@ -66,6 +66,24 @@ func TestErrorCodesAgree(t *testing.T) {
 	}
 
 	norm := func(s []string) string { slices.Sort(s); return fmt.Sprint(slices.Compact(s)) }
+
+	// createplant's metrics name an Outcome for every code the function
+	// answers itself (httpapi's), and only those: a code without one counts
+	// as "other" on the dashboard and in no alarm.
+	handler := code.FindAllString(read("internal/httpapi/errors.go"), -1)
+	_, metrics, ok := strings.Cut(read("functions/createplant/metrics.go"), "var outcomes = map[int64]string{")
+	if !ok {
+		t.Fatal("functions/createplant/metrics.go has no outcomes map")
+	}
+	metrics, _, _ = strings.Cut(metrics, "\n}")
+	var counted []string
+	for _, m := range regexp.MustCompile(`([0-9]{5}):`).FindAllStringSubmatch(metrics, -1) {
+		counted = append(counted, m[1])
+	}
+	if h, o := norm(handler), norm(counted); h != o {
+		t.Errorf("createplant's metric outcomes differ from the codes it answers:\n internal/httpapi/errors.go       %s\n functions/createplant/metrics.go %s", h, o)
+	}
+
 	d, c, p := norm(documented), norm(contracted), norm(produced)
 	if len(documented) < 10 {
 		t.Fatalf("docs/design.md's error table has %d codes; is the table still there?", len(documented))
