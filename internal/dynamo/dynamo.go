@@ -65,7 +65,7 @@ func (s *Store) Create(ctx context.Context, p plant.NewPlant) (bool, error) {
 		Item:                                av,
 		ConditionExpression:                 condition,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	}, retryConflicts)
 	if err == nil {
 		return true, nil
 	}
@@ -110,10 +110,43 @@ func decode(av map[string]types.AttributeValue) (plant.Plant, error) {
 	return p, err
 }
 
-// translate marks what the SDK returns after its retries: throttling, a
-// server that cannot be reached or answers 503, and a request out of time
-// become plant.ErrUnavailable (joined with the cause, for the log).
-// Everything else stays as it is, a 500 for the client.
+// DynamoDB's error documentation says which faults are worth retrying ("OK
+// to retry? Yes") and that every 5xx is a problem on the service's side:
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html#Programming.Errors.MessagesAndCodes
+// A PutItem on an item that a TransactWriteItems is changing fails with
+// TransactionConflictException until that transaction ends:
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling
+//
+// The SDK's standard retryer already retries 500, 502, 503, 504 and the
+// throttling codes (retry.DefaultRetryables); it does not list
+// TransactionConflictException, a 400. retryConflicts adds it to whatever
+// retryer the client has, for the PutItem alone, so that the SDK (its
+// backoff, its attempt limit and its retry quota) retries it: the store has
+// no retry loop of its own. A retried conditional put is safe: a write that
+// did happen comes back as a replay.
+func retryConflicts(o *dynamodb.Options) {
+	o.Retryer = retry.AddWithErrorCodes(o.Retryer, "TransactionConflictException")
+}
+
+// transientCodes are DynamoDB's error codes for a fault that passes: the
+// throttling codes the SDK knows (retry.DefaultThrottleErrorCodes:
+// ThrottlingException, ProvisionedThroughputExceededException,
+// RequestLimitExceeded, ...) and these. Codes that no retry mends, such as
+// ResourceNotFoundException (a missing table: a configuration fault),
+// ValidationException or AccessDeniedException, are not among them.
+var transientCodes = map[string]bool{
+	"InternalServerError":          true, // 500
+	"ServiceUnavailable":           true, // 503
+	"TransactionConflictException": true, // 400, a transaction in flight on the item
+}
+
+// translate marks what the SDK returns after its retries when the fault is
+// the store's and may pass: throttling, a transaction in flight on the item,
+// DynamoDB's own 5xx, a server that cannot be reached, an exhausted retry
+// quota, a request out of time. They become plant.ErrUnavailable (joined
+// with the cause, for the log): a 503 with Retry-After for the client,
+// counted as StoreUnavailable and not as a failure. Everything else stays as
+// it is, a 500 for the client.
 func translate(err error) error {
 	if unavailable(err) {
 		return errors.Join(plant.ErrUnavailable, err)
@@ -131,12 +164,12 @@ func unavailable(err error) bool {
 	if _, ok := errors.AsType[*ratelimit.QuotaExceededError](err); ok {
 		return true
 	}
-	if re, ok := errors.AsType[*smithyhttp.ResponseError](err); ok && re.HTTPStatusCode() == 503 {
+	if re, ok := errors.AsType[*smithyhttp.ResponseError](err); ok && re.HTTPStatusCode()/100 == 5 {
 		return true
 	}
 	if ae, ok := errors.AsType[smithy.APIError](err); ok {
 		_, throttle := retry.DefaultThrottleErrorCodes[ae.ErrorCode()]
-		return throttle
+		return throttle || transientCodes[ae.ErrorCode()]
 	}
 	return false
 }

@@ -75,7 +75,11 @@ func TestFaults(t *testing.T) {
 	throttle := `{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Rate of requests exceeds the allowed throughput."}`
 	provisioned := `{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException","message":"exceeded"}`
 	internal := `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}`
+	unavailable := `{"__type":"com.amazonaws.dynamodb.v20120810#ServiceUnavailable","message":"Service unavailable"}`
+	conflict := `{"__type":"com.amazonaws.dynamodb.v20120810#TransactionConflictException","message":"Transaction is ongoing for the item"}`
+	requestLimit := `{"__type":"com.amazonaws.dynamodb.v20120810#RequestLimitExceeded","message":"Throughput exceeds the current throughput limit for your account."}`
 	validation := `{"__type":"com.amazon.coral.validate#ValidationException","message":"One or more parameter values were invalid"}`
+	noTable := `{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","message":"Requested resource not found"}`
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
 
@@ -94,8 +98,14 @@ func TestFaults(t *testing.T) {
 		{name: "503", status: 503, body: `{}`, wantUnavailable: true, wantAttempts: 3},
 		{name: "unreachable", url: closed.URL, wantUnavailable: true},
 		{name: "slow past the deadline", status: 200, body: `{}`, delay: time.Minute, timeout: 200 * time.Millisecond, wantUnavailable: true},
-		{name: "internal server error", status: 500, body: internal, wantAttempts: 3},
+		{name: "request limit exceeded", status: 400, body: requestLimit, wantUnavailable: true, wantAttempts: 3},
+		{name: "internal server error", status: 500, body: internal, wantUnavailable: true, wantAttempts: 3},
+		{name: "service unavailable", status: 503, body: unavailable, wantUnavailable: true, wantAttempts: 3},
+		{name: "500 without a known error", status: 500, body: `{}`, wantUnavailable: true, wantAttempts: 3},
+		{name: "502 from a proxy", status: 502, body: `<html>bad gateway</html>`, wantUnavailable: true, wantAttempts: 3},
+		{name: "transaction conflict", status: 400, body: conflict, wantUnavailable: true, wantAttempts: 3},
 		{name: "validation", status: 400, body: validation, wantAttempts: 1},
+		{name: "missing table", status: 400, body: noTable, wantAttempts: 1},
 		{name: "malformed body", status: 200, body: `{"Attributes":`, wantAttempts: 1},
 	}
 	for _, tt := range tests {
@@ -133,6 +143,60 @@ func TestFaults(t *testing.T) {
 			}
 			if tt.timeout > 0 && time.Since(start) > tt.timeout+2*time.Second {
 				t.Errorf("took %v with a %v deadline", time.Since(start), tt.timeout)
+			}
+		})
+	}
+}
+
+// answer is one response of a scripted server.
+type answer struct {
+	status int
+	body   string
+}
+
+// scriptedServer answers the n-th request with answers[n-1] and every later
+// one with an empty PutItem result, counting them.
+func scriptedServer(t *testing.T, answers ...answer) (*httptest.Server, *atomic.Int32) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := int(n.Add(1))
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		a := answer{http.StatusOK, `{}`}
+		if i <= len(answers) {
+			a = answers[i-1]
+		}
+		w.WriteHeader(a.status)
+		w.Write([]byte(a.body))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+// The SDK's standard retryer, not a loop of the store's own, retries what
+// DynamoDB says is worth retrying: a TransactionConflictException (which the
+// SDK's defaults do not list) and an InternalServerError each end in a
+// create after one more PutItem.
+func TestTransientFaultThenSuccess(t *testing.T) {
+	t.Parallel()
+	for name, a := range map[string]answer{
+		"transaction conflict":  {400, `{"__type":"com.amazonaws.dynamodb.v20120810#TransactionConflictException","message":"Transaction is ongoing for the item"}`},
+		"internal server error": {500, `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv, attempts := scriptedServer(t, a)
+			client := (&emulator.Server{Name: "scripted", URL: srv.URL}).Client(func(o *dynamodb.Options) {
+				o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 5 * time.Millisecond })
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // catches a hang only
+			defer cancel()
+			created, err := dynamo.New(client, "plants", time.Now).Create(ctx, plant.NewPlant{ID: 1, Name: "x"})
+			if err != nil || !created {
+				t.Errorf("Create = %v, %v; want true, nil after a retry", created, err)
+			}
+			if got := attempts.Load(); got != 2 {
+				t.Errorf("%d PutItem attempts, want 2", got)
 			}
 		})
 	}

@@ -37,6 +37,7 @@ const (
 	throttle                 // ThrottlingException
 	provisioned              // ProvisionedThroughputExceededException
 	internal                 // InternalServerError (500)
+	txConflict               // TransactionConflictException (400)
 	malformed                // 200 with a body that is not JSON
 )
 
@@ -94,6 +95,9 @@ func (p *faultProxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case internal:
 		apiError(500, "InternalServerError")
+		return
+	case txConflict:
+		apiError(400, "TransactionConflictException")
 		return
 	case malformed:
 		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
@@ -186,11 +190,18 @@ func TestFaultsThroughAProxy(t *testing.T) {
 		{"throttled", always(throttle), 503, httpapi.CodeUnavailable, 3},
 		{"provisioned throughput exceeded", always(provisioned), 503, httpapi.CodeUnavailable, 3},
 		{"connection reset", always(reset), 503, httpapi.CodeUnavailable, 3},
-		{"internal server error", always(internal), 500, httpapi.CodeInternal, 3},
+		{"internal server error", always(internal), 503, httpapi.CodeUnavailable, 3},
+		{"transaction conflict", always(txConflict), 503, httpapi.CodeUnavailable, 3},
 		{"malformed answer", always(malformed), 500, httpapi.CodeInternal, 1},
 		{"throttled once, then fine", func(op string, n int) fault {
 			if op == "PutItem" && n == 1 {
 				return throttle
+			}
+			return pass
+		}, 200, 0, 2},
+		{"transaction conflict once, then fine", func(op string, n int) fault {
+			if op == "PutItem" && n == 1 {
+				return txConflict
 			}
 			return pass
 		}, 200, 0, 2},

@@ -10,14 +10,20 @@
 // one) would be refused, and the Nickname profile maps what it keeps (NFKC,
 // spaces), which would change what is stored. They also allow U+2800. What
 // is taken from them is the idea: invisible code points are defined by
-// Unicode's properties, not by a hand-made list.
+// Unicode's properties, not by a hand-made list; only the few glyphs drawn
+// blank that no property marks are listed by hand (blanks), each with its
+// reason.
 package glyph
 
-import "unicode"
+import (
+	"slices"
+	"unicode"
+)
 
 // Visible reports whether r shows as a mark a reader can see: a letter, mark,
 // number, punctuation or symbol (general categories L, M, N, P, S) that is
-// neither White_Space nor Default_Ignorable_Code_Point nor a blank glyph.
+// neither White_Space nor Default_Ignorable_Code_Point nor one of the blank
+// glyphs that Unicode's properties miss (see blanks).
 func Visible(r rune) bool {
 	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S) &&
 		!unicode.Is(unicode.White_Space, r) && !DefaultIgnorable(r) && !blank(r)
@@ -51,6 +57,34 @@ func DefaultIgnorable(r rune) bool {
 	return unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Cf, unicode.Variation_Selector)
 }
 
-// blank reports glyphs that are drawn empty although no property says so:
-// U+2800 BRAILLE PATTERN BLANK (category So).
-func blank(r rune) bool { return r == 0x2800 }
+// blanks are the glyphs that are drawn empty although Unicode's properties
+// count them as visible: each is a letter, mark or symbol that is neither
+// White_Space nor Default_Ignorable_Code_Point (DerivedCoreProperties.txt),
+// so no property refuses it and only this list can. A test checks that
+// every entry is still needed, so that the list never grows past what
+// Unicode's data leaves out.
+var blanks = [...]rune{
+	// BRAILLE PATTERN BLANK (So): the braille cell with no dot raised; fonts
+	// draw an empty cell, and it is a known stand-in for a space in names.
+	0x2800,
+	// IDEOGRAPHIC HALF FILL SPACE (So): marks the room of half an ideograph
+	// in CJK layout and is drawn as empty room, yet it is not White_Space.
+	0x303F,
+	// EGYPTIAN HIEROGLYPH FULL BLANK and HALF BLANK (Lo, Unicode 15.0): an
+	// empty full-size and half-size quadrat in hieroglyphic text; letters
+	// by category, blank on the page.
+	0x13441, 0x13442,
+	// KHITAN SMALL SCRIPT FILLER (Mn, Unicode 13.0): an invisible layout
+	// sign after the first character of a Khitan character cluster, which
+	// then sets one character on the cluster's first line; no ink of its own,
+	// but a mark by category, and a mark is Default_Ignorable only as a
+	// variation selector or in Other_Default_Ignorable_Code_Point, and it is
+	// in neither.
+	0x16FE4,
+	// MUSICAL SYMBOL NULL NOTEHEAD (So): a notehead drawn as nothing, which
+	// holds the place of a note (a stem without a head).
+	0x1D159,
+}
+
+// blank reports whether r is one of the blanks.
+func blank(r rune) bool { return slices.Contains(blanks[:], r) }

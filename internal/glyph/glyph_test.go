@@ -21,8 +21,9 @@ func TestVisible(t *testing.T) {
 		{"combining grapheme joiner and Khmer inherent vowels (Other_Default_Ignorable, Mn)", []rune{0x034F, 0x17B4, 0x17B5}, false},
 		{"variation selectors (Mn)", []rune{0xFE00, 0xFE0F, 0x180B, 0x180F, 0xE0100, 0xE01EF}, false},
 		{"format characters (Cf)", []rune{0x00AD, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0xE0001}, false},
-		{"blank glyph", []rune{0x2800}, false},
+		{"blank glyphs", []rune{0x2800, 0x303F, 0x13441, 0x13442, 0x16FE4, 0x1D159}, false},
 		{"braille that draws", []rune{0x2801, 0x28FF}, true},
+		{"neighbours of the blank glyphs that draw", []rune{0x303E, 0x13440, 0x13443, 0x16FE3, 0x1D158, 0x1D15A}, true},
 		{"controls and unassigned", []rune{0x0000, 0x001F, 0x007F, 0x0085, 0x0378}, false},
 	}
 	for _, tt := range tests {
@@ -63,6 +64,10 @@ func TestAnyVisible(t *testing.T) {
 		"   ":                       false,
 		"\u3164":                    false,
 		"\u2800\u2800\u2800":        false,
+		"\U0001D159\u303F ":         false,
+		"\U00013441\U00013442":      false,
+		"\U00016FE4\U00016FE4":      false,
+		"a\U0001D159":               true,
 		"\u034F\u034F":              false,
 		"\uFE0F":                    false,
 		"\u200B\u200D":              false,

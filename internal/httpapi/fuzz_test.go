@@ -48,6 +48,7 @@ func FuzzCreatePlantBody(f *testing.F) {
 		`{"name":"\u0000"}`,
 		`[]`,
 		`{"id":1,"name":"é\u2003","tag":""}`,
+		`{"id":1,"name":"\ud834\udd59\u303f","tag":"\u2800"}`,
 		"{\"id\":1,\"name\":\"\xff\"}",
 		`{"a":[[[[[[[[{"b":{}}]]]]]]]]}`,
 	} {
