@@ -5,16 +5,18 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/functions/internal/emf"
+	"github.com/plantstore/plantstore/internal/httpapi"
 )
 
 // outcomes names each answer of createplant for its metrics, by error code
 // (docs/design.md, "Errors"): few and fixed, so a dimension of low
 // cardinality. 200s are "created" or "replayed", as the handler says.
 var outcomes = map[int64]string{
-	40001: "invalid_json", 40002: "unsupported_media_type", 40003: "too_large",
-	40004: "missing_field", 40005: "wrong_type", 40006: "invalid_value", 40009: "conflict",
-	40100: "unauthorized", 40300: "forbidden", 40400: "not_found", 40500: "method_not_allowed",
-	50300: "store_unavailable", 50000: "failure",
+	httpapi.CodeBadJSON: "invalid_json", httpapi.CodeContentType: "unsupported_media_type", httpapi.CodeTooLarge: "too_large",
+	httpapi.CodeMissingField: "missing_field", httpapi.CodeWrongType: "wrong_type", httpapi.CodeBadValue: "invalid_value",
+	httpapi.CodeConflict: "conflict", httpapi.CodeUnauthorized: "unauthorized", httpapi.CodeForbidden: "forbidden",
+	httpapi.CodeNotFound: "not_found", httpapi.CodeMethodNotAllowed: "method_not_allowed",
+	httpapi.CodeUnavailable: "store_unavailable", httpapi.CodeInternal: "failure",
 }
 
 // requestDirectives are createplant's metrics: Requests by Outcome (the
@@ -27,10 +29,10 @@ var requestDirectives = []emf.Directive{
 }
 
 // requestMetrics makes the EMF members of createplant's one line per
-// request ("request", written by httpapi).
+// request, read from the attributes httpapi writes (its Log* names).
 func requestMetrics(namespace string) func(slog.Record) []slog.Attr {
 	return func(r slog.Record) []slog.Attr {
-		if namespace == "" || r.Message != "request" {
+		if namespace == "" || r.Message != httpapi.LogMessage {
 			return nil
 		}
 		var code int64
@@ -38,11 +40,11 @@ func requestMetrics(namespace string) func(slog.Record) []slog.Attr {
 		var duration float64
 		r.Attrs(func(a slog.Attr) bool {
 			switch a.Key {
-			case "code":
+			case httpapi.LogCode:
 				code = a.Value.Int64()
-			case "outcome":
+			case httpapi.LogOutcome:
 				outcome = a.Value.String()
-			case "durationMs":
+			case httpapi.LogDuration:
 				duration = a.Value.Float64()
 			}
 			return true
@@ -57,8 +59,8 @@ func requestMetrics(namespace string) func(slog.Record) []slog.Attr {
 			[]emf.Metric{
 				{Name: "Requests", Unit: emf.Count, Value: 1},
 				{Name: "Duration", Unit: emf.Milliseconds, Value: duration},
-				{Name: "StoreUnavailable", Unit: emf.Count, Value: emf.Once(code == 50300)},
-				{Name: "Failures", Unit: emf.Count, Value: emf.Once(code == 50000)},
+				{Name: "StoreUnavailable", Unit: emf.Count, Value: emf.Once(code == httpapi.CodeUnavailable)},
+				{Name: "Failures", Unit: emf.Count, Value: emf.Once(code == httpapi.CodeInternal)},
 			}, requestDirectives...)
 	}
 }

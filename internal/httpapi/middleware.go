@@ -100,6 +100,15 @@ func (s *statusRecorder) WriteHeader(status int) {
 	s.ResponseWriter.WriteHeader(status)
 }
 
+// The request line: its message and the attributes that code outside this
+// package reads back (createplant's metrics). A rename here is a rename there.
+const (
+	LogMessage  = "request"
+	LogCode     = "code"       // the Error code of a failure (int)
+	LogOutcome  = "outcome"    // created or replayed, for a 200 (string)
+	LogDuration = "durationMs" // the request's milliseconds (float64)
+)
+
 // logRequests writes one JSON line per request: never the token, never the body.
 func logRequests(logger *slog.Logger, now func() time.Time, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -117,7 +126,7 @@ func logRequests(logger *slog.Logger, now func() time.Time, next http.Handler) h
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
 			slog.Int("status", rec.status),
-			slog.Float64("durationMs", float64(now().Sub(start).Microseconds())/1000),
+			slog.Float64(LogDuration, float64(now().Sub(start).Microseconds())/1000),
 		}
 		if extra, ok := r.Context().Value(logAttrsKey{}).([]slog.Attr); ok {
 			attrs = append(attrs, extra...)
@@ -126,17 +135,17 @@ func logRequests(logger *slog.Logger, now func() time.Time, next http.Handler) h
 			attrs = append(attrs, slog.String("subject", info.subject))
 		}
 		if info.outcome != "" {
-			attrs = append(attrs, slog.String("outcome", info.outcome))
+			attrs = append(attrs, slog.String(LogOutcome, info.outcome))
 		}
 		level := slog.LevelInfo
 		if info.code != 0 {
-			attrs = append(attrs, slog.Int("code", int(info.code)))
+			attrs = append(attrs, slog.Int(LogCode, int(info.code)))
 		}
 		if info.err != nil {
 			level = slog.LevelError
 			attrs = append(attrs, slog.String("error", info.err.Error()))
 		}
-		logger.LogAttrs(r.Context(), level, "request", attrs...)
+		logger.LogAttrs(r.Context(), level, LogMessage, attrs...)
 	})
 }
 

@@ -70,15 +70,21 @@ func TestErrorCodesAgree(t *testing.T) {
 	// createplant's metrics name an Outcome for every code the function
 	// answers itself (httpapi's), and only those: a code without one counts
 	// as "other" on the dashboard and in no alarm.
-	handler := code.FindAllString(read("internal/httpapi/errors.go"), -1)
+	var handler []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*(Code[A-Za-z]+)\s*=\s*[0-9]{5}$`).FindAllStringSubmatch(read("internal/httpapi/errors.go"), -1) {
+		handler = append(handler, m[1])
+	}
 	_, metrics, ok := strings.Cut(read("functions/createplant/metrics.go"), "var outcomes = map[int64]string{")
 	if !ok {
 		t.Fatal("functions/createplant/metrics.go has no outcomes map")
 	}
 	metrics, _, _ = strings.Cut(metrics, "\n}")
 	var counted []string
-	for _, m := range regexp.MustCompile(`([0-9]{5}):`).FindAllStringSubmatch(metrics, -1) {
+	for _, m := range regexp.MustCompile(`httpapi\.(Code[A-Za-z]+):`).FindAllStringSubmatch(metrics, -1) {
 		counted = append(counted, m[1])
+	}
+	if len(handler) < 10 {
+		t.Fatalf("internal/httpapi/errors.go has %d Code constants; has their form changed?", len(handler))
 	}
 	if h, o := norm(handler), norm(counted); h != o {
 		t.Errorf("createplant's metric outcomes differ from the codes it answers:\n internal/httpapi/errors.go       %s\n functions/createplant/metrics.go %s", h, o)
