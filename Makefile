@@ -11,6 +11,7 @@ LOADTIME  ?= 20s
 STATICCHECK_VERSION ?= v0.8.2
 GOSEC_VERSION       ?= v2.29.0
 ACTIONLINT_VERSION  ?= v1.7.12
+DLV_VERSION         ?= v1.27.2
 # gosec reads what ships: functions/, cmd/localapi and internal/. tools/ is
 # left out: it never ships, and by design runs the commands and opens the
 # files and URLs that its user names.
@@ -26,6 +27,13 @@ ifeq ($(origin GOARCH),command line)
 LAMBDA_ARCH   := $(GOARCH)
 endif
 LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags='-s -w'
+# DEBUG_BUILD=1 (make invoke, start-api, start-lambda with DEBUG=...): what a
+# debugger needs, no optimisation or inlining, symbols and source paths kept.
+# Never what sam build ships.
+ifdef DEBUG_BUILD
+LAMBDA_FLAGS  := -tags lambda.norpc -gcflags='all=-N -l'
+endif
+DEBUG_PORT    ?= 5858
 HOSTARCH       = $(shell $(GO) env GOHOSTARCH)
 # make build is not called by sam build, so a GOARCH from the shell or the
 # command line both pick its architecture.
@@ -51,13 +59,13 @@ bin/startapi bin/startlambda bin/invoke bin/runwatch:
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-28s %s\n", $$1, $$2}'
 
-run: bin/localapi $(if $(WATCH),bin/runwatch) ## the local API on 127.0.0.1:3000 with the embedded store (prints a token; TOKEN_SCOPE=... for its scope; WATCH=1 reloads on save)
+run: bin/localapi $(if $(WATCH),bin/runwatch) ## the local API on 127.0.0.1:3000 with the embedded store (prints a token; TOKEN_SCOPE=... for its scope; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
 	@exec $(if $(WATCH),bin/runwatch,bin/localapi)
 
 # CI=true: the tests that need moto, dynalite, node or the SAM translator fail
 # when one is missing instead of skipping (plain `go test` skips them and says
 # that make test installs them), since the prerequisites above install each.
-test: node_modules moto ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME
+test: node_modules moto $(TOOLS)/dlv ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME
 	CI=true $(GO) test -race -count=1 ./...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 
@@ -110,13 +118,13 @@ invoke: node_modules bin/invoke ## FUNCTION's real bootstrap on EVENT like sam l
 	@$(MAKE) --no-print-directory build-$(FUNCTION) ARTIFACTS_DIR=bin/$(HOSTARCH)/$(FUNCTION) GOARCH=$(HOSTARCH) >&2
 	@exec bin/invoke -function $(FUNCTION) -bootstrap bin/$(HOSTARCH)/$(FUNCTION)/bootstrap -event $(EVENT) -env $(ENV_VARS)
 
-start-api: node_modules bin/startapi ## the deployed chain without Docker: a gateway read from template.yaml before the real bootstraps (ENV_VARS=file; PORT, default 3000; WATCH=1 reloads on save)
+start-api: node_modules bin/startapi ## the deployed chain without Docker: a gateway read from template.yaml before the real bootstraps (ENV_VARS=file; PORT, default 3000; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
 	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) >&2; done
-	@exec bin/startapi -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS) $(if $(WATCH),-watch)
+	@exec bin/startapi -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS) $(if $(WATCH),-watch) $(if $(ALLOW_HOSTS),-allow-host '$(ALLOW_HOSTS)')
 
-start-lambda: node_modules bin/startlambda ## the Lambda Invoke API without Docker, like sam local start-lambda, on 127.0.0.1:3001 (ENV_VARS=file; PORT; WATCH=1 reloads on save)
+start-lambda: node_modules bin/startlambda ## the Lambda Invoke API without Docker, like sam local start-lambda, on 127.0.0.1:3001 (ENV_VARS=file; PORT; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
 	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) >&2; done
-	@exec bin/startlambda -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS) $(if $(WATCH),-watch)
+	@exec bin/startlambda -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS) $(if $(WATCH),-watch) $(if $(ALLOW_HOSTS),-allow-host '$(ALLOW_HOSTS)')
 
 moto: ## make test's moto_server (Python's moto; pip install 'moto[server]' where it is missing)
 	@command -v moto_server >/dev/null || python3 -m pip install --quiet 'moto[server]'
@@ -156,6 +164,11 @@ tools: $(TOOLS)/staticcheck $(TOOLS)/gosec $(TOOLS)/actionlint
 $(TOOLS)/gosec:
 	@echo "lint: installing gosec $(GOSEC_VERSION) into .bin/ (first run only; it downloads about 40 modules and takes a few minutes)"
 	@GOBIN=$(TOOLS) $(GO) install github.com/securego/gosec/v2/cmd/gosec@$(GOSEC_VERSION)
+
+# Delve, for DEBUG=<Function> and its tests.
+$(TOOLS)/dlv:
+	@echo "installing Delve $(DLV_VERSION) into .bin/ (first run only)"
+	@GOBIN=$(TOOLS) $(GO) install github.com/go-delve/delve/cmd/dlv@$(DLV_VERSION)
 
 $(TOOLS)/actionlint:
 	@echo "lint: installing actionlint $(ACTIONLINT_VERSION) into .bin/ (first run only)"

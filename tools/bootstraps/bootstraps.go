@@ -30,9 +30,25 @@ var (
 // with `make build-<function>`.
 func Bootstrap(t testing.TB, function string) string {
 	t.Helper()
+	return build(t, function, false)
+}
+
+// DebugBootstrap is Bootstrap built for a debugger (the Makefile's
+// DEBUG_BUILD=1: no optimisation or inlining, symbols kept).
+func DebugBootstrap(t testing.TB, function string) string {
+	t.Helper()
+	return build(t, function, true)
+}
+
+func build(t testing.TB, function string, debug bool) string {
+	t.Helper()
 	mu.Lock()
 	defer mu.Unlock()
-	if path, ok := built[function]; ok {
+	key := function
+	if debug {
+		key += "-debug"
+	}
+	if path, ok := built[key]; ok {
 		return path
 	}
 	if dir == "" {
@@ -41,13 +57,16 @@ func Bootstrap(t testing.TB, function string) string {
 			t.Fatal(err)
 		}
 	}
-	out := filepath.Join(dir, function)
-	cmd := exec.Command("make", "--no-print-directory", "-C", root(), "build-"+function, "ARTIFACTS_DIR="+out, "GOARCH="+runtime.GOARCH)
-	if b, err := cmd.CombinedOutput(); err != nil {
+	out := filepath.Join(dir, key)
+	args := []string{"--no-print-directory", "-C", root(), "build-" + function, "ARTIFACTS_DIR=" + out, "GOARCH=" + runtime.GOARCH}
+	if debug {
+		args = append(args, "DEBUG_BUILD=1")
+	}
+	if b, err := exec.Command("make", args...).CombinedOutput(); err != nil {
 		t.Fatalf("make build-%s: %v\n%s", function, err, b)
 	}
-	built[function] = filepath.Join(out, "bootstrap")
-	return built[function]
+	built[key] = filepath.Join(out, "bootstrap")
+	return built[key]
 }
 
 // Cleanup removes the binaries; call it from TestMain.

@@ -10,11 +10,30 @@ import (
 )
 
 // Spec is how to run one function: its bootstrap, its environment and its
-// timeout.
+// timeout, and, to debug it, Delve.
 type Spec struct {
 	Bootstrap string
 	Env       []string
 	Timeout   time.Duration
+	Debug     *Debug // nil: run the bootstrap itself
+}
+
+// debugTimeout stands for the function's timeout while it runs under a
+// debugger. SAM CLI enforces no timeout then ("If debugging though, we
+// don't enforce a timeout": samcli/local/lambdafn/runtime.py,
+// _configure_interrupt), and the deadline the function reads from
+// Lambda-Runtime-Deadline-Ms must not pass while it is stopped at a
+// breakpoint (createplant bounds its store calls by it), so the deadline is
+// a day away.
+const debugTimeout = 24 * time.Hour
+
+// timeout is the invocation's timeout: the template's, or none to speak of
+// under a debugger.
+func (s Spec) timeout() time.Duration {
+	if s.Debug != nil {
+		return debugTimeout
+	}
+	return s.Timeout
 }
 
 // Functions runs named functions on demand, one process each on a Runtime
@@ -62,9 +81,9 @@ func (f *Functions) Invoke(ctx context.Context, function string, payload []byte)
 		err error
 	}
 	done := make(chan result, 1)
-	ictx, cancel := context.WithTimeout(ctx, in.spec.Timeout+2*time.Second)
+	ictx, cancel := context.WithTimeout(ctx, in.spec.timeout()+2*time.Second)
 	defer cancel()
-	srv, timeout := in.srv, in.spec.Timeout // stop, below, may clear in.srv while this runs
+	srv, timeout := in.srv, in.spec.timeout() // stop, below, may clear in.srv while this runs
 	go func() {
 		res, err := srv.Invoke(ictx, payload, timeout)
 		done <- result{res, err}
@@ -76,7 +95,7 @@ func (f *Functions) Invoke(ctx context.Context, function string, payload []byte)
 			if ctx.Err() != nil {
 				return nil, false, r.err
 			}
-			return lambdaError("Sandbox.Timedout", fmt.Sprintf("Task timed out after %s", in.spec.Timeout)), true, nil
+			return lambdaError("Sandbox.Timedout", fmt.Sprintf("Task timed out after %s", timeout)), true, nil
 		}
 		if r.res.Error != nil {
 			return r.res.Error, true, nil
@@ -111,7 +130,11 @@ func (in *instance) start(output io.Writer) error {
 	if err != nil {
 		return err
 	}
-	proc, err := srv.Run(in.spec.Bootstrap, in.spec.Env, output)
+	run := srv.Run
+	if d := in.spec.Debug; d != nil {
+		run = func(path string, env []string, output io.Writer) (*Function, error) { return srv.RunDebug(*d, path, env, output) }
+	}
+	proc, err := run(in.spec.Bootstrap, in.spec.Env, output)
 	if err != nil {
 		srv.Close()
 		return err

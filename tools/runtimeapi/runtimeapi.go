@@ -187,7 +187,26 @@ type Function struct {
 // Run starts the bootstrap at path with env (plus AWS_LAMBDA_RUNTIME_API and
 // the variables Lambda always sets); its output goes to output.
 func (s *Server) Run(path string, env []string, output io.Writer) (*Function, error) {
-	cmd := exec.Command(path)
+	return s.start(exec.Command(path), env, output)
+}
+
+// Debug is how to run a function's bootstrap under Delve: dlv's path and
+// the loopback address its headless server listens on.
+type Debug struct {
+	Dlv  string
+	Addr string // e.g. 127.0.0.1:5858
+}
+
+// RunDebug is Run under Delve's headless server (API v2, several clients,
+// only this user's): the process stops before its first instruction and
+// runs when a debugger connects and continues, so its init and its first
+// invocation wait for the breakpoints. Build path with -gcflags=all=-N -l
+// and without -s -w, or the debugger sees little.
+func (s *Server) RunDebug(d Debug, path string, env []string, output io.Writer) (*Function, error) {
+	return s.start(exec.Command(d.Dlv, "exec", path, "--headless", "--listen="+d.Addr, "--api-version=2", "--accept-multiclient", "--only-same-user"), env, output)
+}
+
+func (s *Server) start(cmd *exec.Cmd, env []string, output io.Writer) (*Function, error) {
 	cmd.Env = append([]string{
 		"AWS_LAMBDA_RUNTIME_API=" + s.Addr(),
 		"AWS_LAMBDA_FUNCTION_NAME=local",

@@ -1,0 +1,104 @@
+package runtimeapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/plantstore/plantstore/tools/bootstraps"
+	"github.com/plantstore/plantstore/tools/delve"
+	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/tools/runtimeapi"
+)
+
+// dlv is make's .bin/dlv (make test installs it).
+func dlv(t *testing.T) string {
+	t.Helper()
+	path, _ := filepath.Abs(filepath.Join("..", "..", ".bin", "dlv"))
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Delve is not installed at %s (make test installs it)", path)
+		}
+		t.Skip("Delve is not installed (make test installs it into .bin/)")
+	}
+	return path
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// A function run under Delve waits for the debugger before its first
+// invocation; a breakpoint in its handler stops the invocation; while it is
+// stopped, the function's timeout (1 s here) is not enforced, as SAM CLI
+// enforces none while debugging; after continue the answer arrives.
+func TestABreakpointStopsTheHandler(t *testing.T) {
+	t.Parallel()
+	bin := bootstraps.DebugBootstrap(t, "AuthorizerFunction")
+	var env []string
+	for k, v := range fixtures.Env()["AuthorizerFunction"] {
+		env = append(env, k+"="+v)
+	}
+	addr := freeAddr(t)
+	var out bootstraps.Output
+	fns := runtimeapi.NewFunctions(map[string]runtimeapi.Spec{
+		"AuthorizerFunction": {Bootstrap: bin, Env: env, Timeout: time.Second, Debug: &runtimeapi.Debug{Dlv: dlv(t), Addr: addr}},
+	}, &out)
+	defer fns.Close()
+
+	// Bounds that only catch a hang.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	type answer struct {
+		payload []byte
+		failed  bool
+		err     error
+	}
+	answered := make(chan answer, 1)
+	event, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + fixtures.ValidToken(), MethodArn: fixtures.LocalMethodARN})
+	go func() {
+		p, failed, err := fns.Invoke(ctx, "AuthorizerFunction", event)
+		answered <- answer{p, failed, err}
+	}()
+
+	c, err := delve.Dial(ctx, addr)
+	if err != nil {
+		t.Fatalf("%v\nthe function's output:\n%s", err, out.String())
+	}
+	defer c.Close()
+	const handler = "main.(*authorizer).handle"
+	if _, err := c.Break(handler); err != nil {
+		t.Fatalf("breakpoint at %s: %v", handler, err)
+	}
+	select {
+	case a := <-answered:
+		t.Fatalf("the invocation was answered before the debugger continued the program: %s %v %v", a.payload, a.failed, a.err)
+	default:
+	}
+	st, err := c.Continue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Stopped() != handler {
+		t.Fatalf("stopped in %q (exited %v), want the breakpoint in %s\n%s", st.Stopped(), st.Exited, handler, out.String())
+	}
+	time.Sleep(1500 * time.Millisecond) // past the function's 1 s timeout, stopped at the breakpoint
+	go c.Continue() // runs until the next breakpoint or the end; fns.Close ends both
+	a := <-answered
+	if a.err != nil || a.failed || !strings.Contains(string(a.payload), `"Effect":"Allow"`) {
+		t.Fatalf("after continue: %s failed=%v err=%v, want an Allow policy\n%s", a.payload, a.failed, a.err, out.String())
+	}
+}
