@@ -88,16 +88,29 @@ func (a *authorizer) handle(ctx context.Context, event events.APIGatewayCustomAu
 }
 
 // decisionDirectives are the authorizer's metrics: Tokens by Decision, by
-// Reason (the dashboard) and for the stack; RefusedTokens and
-// KeysUnavailable for the stack (the alarms).
+// Reason (the dashboard) and for the stack; RefusedTokens, KeysUnavailable,
+// SignedTokens and SignedRefusals for the stack (the alarms).
 var decisionDirectives = []emf.Directive{
 	emf.Directive{Dimensions: [][]string{{"Decision"}, {"Reason"}, {}}, Metrics: []string{"Tokens"}},
-	emf.Directive{Dimensions: [][]string{{}}, Metrics: []string{"RefusedTokens", "KeysUnavailable"}},
+	emf.Directive{Dimensions: [][]string{{}}, Metrics: []string{"RefusedTokens", "KeysUnavailable", "SignedTokens", "SignedRefusals"}},
+}
+
+// signedReasons are the refusals of a token whose signature verified with
+// the issuer's key: golang-jwt checks the signature before the claims
+// (parser.go: Method.Verify, then the validator), and the audience is
+// checked after that. Nobody without a token of the issuer can cause one,
+// so a stranger's garbage (malformed, bad_signature, an unknown kid, a crit
+// header: "invalid") never counts here, and a wave of them means the
+// stack's configuration and the issuer disagree (a changed issuer or
+// audience, a clock) or the clients' tokens are stale.
+var signedReasons = map[string]bool{
+	auth.ReasonExpired: true, auth.ReasonNotYetValid: true, auth.ReasonIssuer: true, auth.ReasonAudience: true,
 }
 
 // decided writes the one line of an authorization, with its metrics (EMF)
 // when the stack names a namespace: Tokens by Decision, by Reason and for
-// the stack; RefusedTokens and KeysUnavailable (1 or 0) for the stack, which
+// the stack; RefusedTokens, KeysUnavailable, SignedTokens (allowed, denied or
+// refused for a signedReason) and SignedRefusals (1 or 0) for the stack, which
 // the alarms watch. Never the token; the subject only when it was verified.
 func (a *authorizer) decided(ctx context.Context, log *slog.Logger, level slog.Level, decision, reason, subject string) {
 	attrs := []slog.Attr{slog.String("outcome", decision), slog.String("reason", reason)}
@@ -110,6 +123,8 @@ func (a *authorizer) decided(ctx context.Context, log *slog.Logger, level slog.L
 				{Name: "Tokens", Unit: emf.Count, Value: 1},
 				{Name: "RefusedTokens", Unit: emf.Count, Value: emf.Once(decision == "refused")},
 				{Name: "KeysUnavailable", Unit: emf.Count, Value: emf.Once(reason == auth.ReasonKeysUnavailable)},
+				{Name: "SignedTokens", Unit: emf.Count, Value: emf.Once(decision != "refused" || signedReasons[reason])},
+				{Name: "SignedRefusals", Unit: emf.Count, Value: emf.Once(decision == "refused" && signedReasons[reason])},
 			}, decisionDirectives...)...)
 	}
 	log.LogAttrs(ctx, level, "authorize", attrs...)

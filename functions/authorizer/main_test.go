@@ -10,6 +10,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,11 +19,13 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/tools/bootstraps"
 	"github.com/plantstore/plantstore/tools/emfcheck"
 	"github.com/plantstore/plantstore/tools/fixtures"
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
+	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden responses")
@@ -280,7 +284,7 @@ func decisions(t *testing.T, lines []string) []string {
 			continue
 		}
 		var decision, reason string
-		var refused, keys float64
+		var refused, keys, signed, signedRefused float64
 		for _, m := range metrics {
 			switch {
 			case m.Name == "Tokens" && m.Dimensions["Decision"] != "":
@@ -291,9 +295,13 @@ func decisions(t *testing.T, lines []string) []string {
 				refused = m.Value
 			case m.Name == "KeysUnavailable":
 				keys = m.Value
+			case m.Name == "SignedTokens":
+				signed = m.Value
+			case m.Name == "SignedRefusals":
+				signedRefused = m.Value
 			}
 		}
-		got = append(got, fmt.Sprintf("%s/%s refused=%v keys=%v %s", decision, reason, refused, keys, rec.Level))
+		got = append(got, fmt.Sprintf("%s/%s refused=%v keys=%v signed=%v/%v %s", decision, reason, refused, keys, signed, signedRefused, rec.Level))
 	}
 	return got
 }
@@ -313,12 +321,27 @@ func TestMetricsThroughTheBootstrap(t *testing.T) {
 		_, raw := readEvent(t, name)
 		evs = append(evs, raw)
 	}
+	// Signed with the issuer's secret for another issuer (a changed
+	// AuthIssuer: the stack's outage), and the same claims with a secret of
+	// a stranger's (garbage, whatever its claims say).
+	fx := fixtureEnv(t)
+	wrongIssuer := auth.TokenSpec{Issuer: "https://elsewhere.example", Audience: fx["AUTH_AUDIENCE"], Subject: "client", Scope: fx["AUTH_REQUIRED_SCOPE"], IssuedAt: time.Now(), TTL: time.Hour}
+	for _, secret := range []string{fx["AUTH_HS256_SECRET"], strings.Repeat("s", 40)} {
+		tok, err := auth.NewHS256Token([]byte(secret), wrongIssuer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + tok, MethodArn: fixtures.LocalMethodARN})
+		evs = append(evs, ev)
+	}
 	lines := authorizeLines(t, env, evs...)
 	want := []string{
-		"allowed/none refused=0 keys=0 INFO",
-		"denied/insufficient_scope refused=0 keys=0 INFO",
-		"refused/expired refused=1 keys=0 INFO",
-		"refused/malformed refused=1 keys=0 INFO",
+		"allowed/none refused=0 keys=0 signed=1/0 INFO",
+		"denied/insufficient_scope refused=0 keys=0 signed=1/0 INFO",
+		"refused/expired refused=1 keys=0 signed=1/1 INFO",
+		"refused/malformed refused=1 keys=0 signed=0/0 INFO",
+		"refused/wrong_issuer refused=1 keys=0 signed=1/1 INFO",
+		"refused/bad_signature refused=1 keys=0 signed=0/0 INFO",
 	}
 	if got := decisions(t, lines); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("decisions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -339,10 +362,95 @@ func TestMetricsThroughTheBootstrap(t *testing.T) {
 	rs256 := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"RS256","kid":"k1","typ":"JWT"}`)) + ".e30.c2ln"
 	ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + rs256, MethodArn: fixtures.LocalMethodARN})
 	lines = authorizeLines(t, down, ev)
-	if got := decisions(t, lines); len(got) != 1 || got[0] != "refused/keys_unavailable refused=1 keys=1 ERROR" {
+	if got := decisions(t, lines); len(got) != 1 || got[0] != "refused/keys_unavailable refused=1 keys=1 signed=0/0 ERROR" {
 		t.Errorf("with the JWKS down: %v\n%s", got, strings.Join(lines, "\n"))
 	}
 	if !strings.Contains(strings.Join(lines, "\n"), `"level":"ERROR","msg":"JWKS fetch failed"`) {
 		t.Errorf("no ERROR line for the failed fetch:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// TokensRefusedAlarm (template.yaml) divides SignedRefusals by SignedTokens
+// over 5 minutes once there are enough signed tokens. Twenty garbage
+// tokens from a stranger (each a new token, so each reaches the authorizer
+// past the gateway's cache) beside one good client leave it at 0; three
+// clients whose tokens name another issuer (AuthIssuer changed) breach it.
+func TestStrangersCannotPageTokensRefused(t *testing.T) {
+	t.Parallel()
+	tpl, err := samtemplate.Load(filepath.Join("..", "..", "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := tpl.Map("Resources", "TokensRefusedAlarm", "Properties")
+	threshold, err := tpl.Number(p["Threshold"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	expr := fmt.Sprint(tpl.Get("Resources", "TokensRefusedAlarm", "Properties", "Metrics"))
+	m := regexp.MustCompile(`IF\(signed >= ([0-9]+), refused / signed, 0\)`).FindStringSubmatch(expr)
+	if m == nil || !strings.Contains(expr, "SignedRefusals") || !strings.Contains(expr, "SignedTokens") || p["ComparisonOperator"] != "GreaterThanThreshold" {
+		t.Fatalf("TokensRefusedAlarm is no longer SignedRefusals / SignedTokens over a minimum: %s", expr)
+	}
+	minimum, _ := strconv.Atoi(m[1])
+	share := func(lines []string) float64 {
+		var signed, refused float64
+		for _, line := range lines {
+			metrics, err := emfcheck.Check([]byte(line))
+			if err != nil {
+				continue
+			}
+			for _, m := range metrics {
+				switch m.Name {
+				case "SignedTokens":
+					signed += m.Value
+				case "SignedRefusals":
+					refused += m.Value
+				}
+			}
+		}
+		if signed < float64(minimum) {
+			return 0
+		}
+		return refused / signed
+	}
+	fx := fixtureEnv(t)
+	var env []string
+	for k, v := range fx {
+		env = append(env, k+"="+v)
+	}
+	env = append(env, "METRICS_NAMESPACE=PlantStore/test")
+	event := func(token string) []byte {
+		ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + token, MethodArn: fixtures.LocalMethodARN})
+		return ev
+	}
+	sign := func(secret, issuer string) string {
+		tok, err := auth.NewHS256Token([]byte(secret), auth.TokenSpec{Issuer: issuer, Audience: fx["AUTH_AUDIENCE"], Subject: "client", Scope: fx["AUTH_REQUIRED_SCOPE"], IssuedAt: time.Now(), TTL: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+
+	flood := [][]byte{event(sign(fx["AUTH_HS256_SECRET"], fx["AUTH_ISSUER"]))}
+	for i := range 20 {
+		switch i % 3 {
+		case 0:
+			flood = append(flood, event(fmt.Sprintf("junk%d.junk.junk", i)))
+		case 1:
+			flood = append(flood, event(sign(strings.Repeat("x", 32)+strconv.Itoa(i), "https://elsewhere.example"))) // any claims, a stranger's key
+		default:
+			flood = append(flood, event(sign(strings.Repeat("y", 32)+strconv.Itoa(i), fx["AUTH_ISSUER"])))
+		}
+	}
+	if s := share(authorizeLines(t, env, flood...)); s > threshold {
+		t.Errorf("20 garbage tokens beside one good client: share %v > %v, the alarm would page", s, threshold)
+	}
+
+	var outage [][]byte
+	for range minimum {
+		outage = append(outage, event(sign(fx["AUTH_HS256_SECRET"], "https://the-new-issuer.example")))
+	}
+	if s := share(authorizeLines(t, env, outage...)); s <= threshold {
+		t.Errorf("%d clients refused for their issuer: share %v, not over %v: the outage would not page", minimum, s, threshold)
 	}
 }
