@@ -42,17 +42,17 @@ func TestSlowAndIdleClientsAreCutOff(t *testing.T) {
 
 	// Headers that never end (slowloris).
 	c := dial(t, s.url)
-	io.WriteString(c, "POST /plants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n")
+	io.WriteString(c, "POST /plants HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n")
 	closedWithin(t, c, 3*time.Second, "unfinished headers")
 
 	// A body that never arrives.
 	c = dial(t, s.url)
-	io.WriteString(c, "POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+s.token+"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"id\":")
+	io.WriteString(c, "POST /plants HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "+s.token+"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"id\":")
 	closedWithin(t, c, 3*time.Second, "unfinished body")
 
 	// An idle keep-alive connection.
 	c = dial(t, s.url)
-	io.WriteString(c, "POST /nope HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+	io.WriteString(c, "POST /nope HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n")
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil || resp.StatusCode != 404 {
 		t.Fatalf("first request on the connection: %v %v", resp, err)
@@ -61,7 +61,7 @@ func TestSlowAndIdleClientsAreCutOff(t *testing.T) {
 
 	// Headers over the limit are refused before any handler runs.
 	c = dial(t, s.url)
-	io.WriteString(c, "POST /plants HTTP/1.1\r\nHost: x\r\nX-Big: "+strings.Repeat("a", 8<<10)+"\r\n\r\n")
+	io.WriteString(c, "POST /plants HTTP/1.1\r\nHost: localhost\r\nX-Big: "+strings.Repeat("a", 8<<10)+"\r\n\r\n")
 	resp, err = http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil || resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
 		t.Errorf("oversized headers: %v %v, want 431", resp, err)
@@ -75,7 +75,7 @@ func TestSlowClientsDoNotStarveOthers(t *testing.T) {
 	defer s.stop()
 	for range 200 {
 		c := dial(t, s.url)
-		io.WriteString(c, "POST /plants HTTP/1.1\r\nHost: x\r\n")
+		io.WriteString(c, "POST /plants HTTP/1.1\r\nHost: localhost\r\n")
 	}
 	start := time.Now()
 	if status, _, body := s.post(t, "POST", "/plants", "Bearer "+s.token, `{"id":1,"name":"x"}`); status != 200 {

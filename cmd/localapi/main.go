@@ -1,12 +1,15 @@
 // Command localapi serves Plant Store on 127.0.0.1 without Docker or AWS: the
 // same handler and token verifier as the Lambda functions, over an embedded
-// bbolt store (or DynamoDB when TABLE_NAME is set).
+// bbolt store (or DynamoDB when TABLE_NAME is set). It answers only this
+// machine's programs and pages (devserver.LoopbackOnly; ALLOW_HOSTS names
+// more Host names).
 package main
 
 import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,7 +38,13 @@ func main() {
 	}
 }
 
-// limits keep slow, idle or greedy clients from holding the server.
+// limits keep slow, idle or greedy clients from holding the server. The
+// defaults: 5 s for the request line and headers and 10 s for the whole
+// request (a body is at most 64 KiB, httpapi.MaxBodyBytes, which crosses
+// loopback in microseconds and a slow network in well under a second, so a
+// client that trickles its body is cut off within 10 s); 15 s to write an
+// answer, past the 10 s of store work a request may take; 60 s idle between
+// requests, the SDKs' keep-alive reuse.
 type limits struct {
 	readHeader, read, write, idle time.Duration
 	request                       time.Duration // store work per request; past it, 503
@@ -56,6 +65,7 @@ const (
 type config struct {
 	host       string // 127.0.0.1 unless HOST says otherwise
 	port       int
+	allowHosts devserver.Hosts // Host names answered beside loopback ones: ALLOW_HOSTS, and HOST when it names one address
 	limits     limits
 	storePath  string
 	tableName  string
@@ -83,6 +93,15 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("HOST=%q: want an IP address or localhost", v)
 		}
 		c.host = v
+	}
+	if v := getenv("ALLOW_HOSTS"); v != "" {
+		if c.allowHosts, err = devserver.ParseHosts(v); err != nil {
+			return c, fmt.Errorf("ALLOW_HOSTS=%q: %w", v, err)
+		}
+	}
+	if ip := net.ParseIP(c.host); ip != nil && !ip.IsUnspecified() && !ip.IsLoopback() {
+		// A Host that names the address listened on is no rebinding name.
+		c.allowHosts = append(c.allowHosts, ip.String())
 	}
 	if v := getenv("STORE_PATH"); v != "" {
 		c.storePath = v
@@ -137,7 +156,11 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	}
 	// Accepted tokens are remembered as API Gateway remembers its authorizer's answers.
 	tokens := auth.NewCached(verifier, tokenCacheTTL, tokenCacheSize, time.Now)
-	handler := withTimeout(cfg.limits.request, httpapi.NewHandler(store, logger, httpapi.RequireToken(tokens)))
+	refuse := func(w http.ResponseWriter, r *http.Request, reason string) {
+		logger.Warn("refused a request a web page may have sent", "reason", reason, "host", r.Host, "origin", r.Header.Get("Origin"))
+		writeRefusal(w, reason)
+	}
+	handler := devserver.LoopbackOnly(withTimeout(cfg.limits.request, httpapi.NewHandler(store, logger, httpapi.RequireToken(tokens))), cfg.allowHosts, refuse)
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: cfg.limits.readHeader,
@@ -149,7 +172,8 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	if ip := net.ParseIP(cfg.host); cfg.host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		logger.Warn("listening beyond loopback: anyone who can reach this address can try tokens", "host", cfg.host)
+		logger.Warn("listening beyond loopback: anyone who can reach this address can try tokens", "host", cfg.host,
+			"answered", "requests naming a loopback host, the address listened on or a name of ALLOW_HOSTS")
 	}
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "Plant Store local API listening on %s (store: %s)\n", url, where)
@@ -176,6 +200,20 @@ func openStore(ctx context.Context, cfg config) (plant.Store, string, func() err
 		return nil, "", nil, err
 	}
 	return s, cfg.storePath, s.Close, nil
+}
+
+// writeRefusal answers a request that the local API does not serve (one a
+// web page may have sent; devserver.LoopbackOnly says which): 403 in the
+// Error shape, with 40000, design.md's code for a 4xx the gateway produces
+// itself, since on AWS no such request would pass the gateway's host name.
+func writeRefusal(w http.ResponseWriter, reason string) {
+	body, _ := json.Marshal(map[string]any{"error": 40000, "message": "the local API answers only programs and pages of this machine: " + reason})
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusForbidden)
+	_, _ = w.Write(body)
 }
 
 // withTimeout bounds the store work of each request; past d the handler

@@ -99,6 +99,41 @@ func TestQuotas(t *testing.T) {
 			t.Errorf("createplant called %d times", n)
 		}
 	})
+	t.Run("a proxy event over Lambda's 6 MB", func(t *testing.T) {
+		t.Parallel()
+		g, f, _ := newGateway(t, "", allow, created)
+		post := func(bodyBytes int) *httptest.ResponseRecorder {
+			req := httptest.NewRequest("POST", "/plants", strings.NewReader(strings.Repeat("x", bodyBytes)))
+			req.Header.Set("Authorization", jwtLike)
+			rec := httptest.NewRecorder()
+			g.ServeHTTP(rec, req)
+			return rec
+		}
+		// The event around a body of x's is the body's length plus a fixed
+		// overhead (the request id, times and client address keep their lengths).
+		if rec := post(1000); rec.Code != 200 {
+			t.Fatalf("a 1000-byte body: %d", rec.Code)
+		}
+		overhead := len(f.events["CreatePlantFunction"]) - 1000
+		fits := MaxInvokePayload - overhead
+		if rec := post(fits); rec.Code != 200 || len(f.events["CreatePlantFunction"]) != MaxInvokePayload {
+			t.Fatalf("an event of exactly %d bytes: %d after an event of %d bytes, want it invoked", MaxInvokePayload, rec.Code, len(f.events["CreatePlantFunction"]))
+		}
+		for _, n := range []int{fits + 1, 8 << 20, MaxPayload} {
+			rec := post(n)
+			if rec.Code != 400 || !strings.Contains(rec.Body.String(), "40003") || rec.Header().Get("X-Amzn-Errortype") != "REQUEST_TOO_LARGE" {
+				t.Errorf("a %d-byte body (event %d bytes): %d %s, want the template's REQUEST_TOO_LARGE (400/40003)", n, n+overhead, rec.Code, rec.Body)
+			}
+		}
+		if n := f.count("CreatePlantFunction"); n != 2 {
+			t.Errorf("createplant called %d times, want 2 (never with an event over 6 MB)", n)
+		}
+		// Without a template response, API Gateway's own: 413 Request Too Long.
+		g.api.Responses = nil
+		if rec := post(fits + 1); rec.Code != 413 || strings.TrimSpace(rec.Body.String()) != `{"message":"Request Too Long"}` {
+			t.Errorf("without gateway responses: %d %s, want 413 {\"message\":\"Request Too Long\"}", rec.Code, rec.Body)
+		}
+	})
 	t.Run("integration timeout", func(t *testing.T) {
 		t.Parallel()
 		g, _, _ := newGateway(t, "", allow, created)

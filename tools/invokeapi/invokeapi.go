@@ -137,6 +137,17 @@ func FunctionName(id string) string {
 	return name
 }
 
+// Refuse answers a request that make start-lambda does not serve (one a web
+// page may have sent; devserver.LoopbackOnly says which) as Lambda answers
+// a caller it does not allow: 403 AccessDeniedException (Lambda's answer to
+// a caller without lambda:InvokeFunction: "Status Code: 403; Error Code:
+// AccessDeniedException", awslabs/aws-deployment-framework#460). SAM CLI's
+// lambda_error_responses.py has no 403 of its own to copy: it refuses
+// nobody.
+func Refuse(w http.ResponseWriter, reason string) {
+	writeError(w, http.StatusForbidden, "AccessDeniedException", "User", "make start-lambda answers only programs and pages of this machine: "+reason)
+}
+
 // writeError answers as SAM CLI's LambdaErrorResponses do: the error type
 // in x-amzn-errortype and {"Type": ..., "Message": ...}.
 func writeError(w http.ResponseWriter, status int, errorType, kind, message string) {

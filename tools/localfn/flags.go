@@ -4,12 +4,15 @@ import (
 	"flag"
 	"io"
 	"path/filepath"
+
+	"github.com/plantstore/plantstore/internal/devserver"
 )
 
 // Flags are the flags that make start-api and make start-lambda share.
 type Flags struct {
 	Template, EnvFile, Bootstraps, DataDir string
 	Watch                                  bool
+	AllowHosts                             devserver.Hosts // answered beside loopback names (devserver.LoopbackOnly)
 }
 
 // AddFlags defines the shared flags on fs.
@@ -20,6 +23,7 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.Bootstraps, "bootstraps", "", "directory with <Function>/bootstrap for each function, built for this machine")
 	fs.StringVar(&f.DataDir, "data", ".plantstore/dynalite", "where the local dynalite keeps its data")
 	fs.BoolVar(&f.Watch, "watch", false, "rebuild and reload on every change of the source, template.yaml or the env file (WATCH=1)")
+	fs.Var(&f.AllowHosts, "allow-host", "host `names` to answer beside localhost, *.localhost, 127.0.0.1 and [::1], comma-separated, repeatable (ALLOW_HOSTS=...); other Hosts and pages of other sites get 403")
 	return f
 }
 

@@ -2,8 +2,10 @@
 // as SAM CLI would run them: each function's environment resolved by SAM's
 // rule from an env-vars file (samtemplate.ResolveEnv), its timeout from the
 // template, and, where createplant's resolved AWS_ENDPOINT_URL_DYNAMODB is
-// empty, a dynalite that keeps its data under DataDir (emulator.Local).
-// make invoke, make start-api and make start-lambda start from it.
+// empty, a dynalite that keeps its data under DataDir (emulator.Local). The
+// PreTraffic hook, the function that reports to CodeDeploy, never gets the
+// shell's credentials and reports to a local recorder (codeDeploy), not to
+// AWS. make invoke, make start-api and make start-lambda start from it.
 package localfn
 
 import (
@@ -27,7 +29,7 @@ type Config struct {
 	DataDir   string                       // where the local dynalite keeps its data
 	Bootstrap func(function string) string // the path of a function's bootstrap
 	LookupEnv func(string) (string, bool)  // the shell's environment
-	Log       io.Writer                    // where the local dynalite says where it runs
+	Log       io.Writer                    // where the local dynalite and the CodeDeploy recorder say where they run, and the recorder what it was told
 }
 
 // Set is the prepared functions.
@@ -36,10 +38,12 @@ type Set struct {
 	Env      map[string]map[string]string // each function's resolved environment
 	Specs    map[string]runtimeapi.Spec   // how to run each one
 	local    *emulator.Local
+	deploy   *codeDeploy
 }
 
 // Prepare resolves the functions named (logical ids) and starts the local
-// dynalite when one of them needs it. Close stops it.
+// dynalite and the CodeDeploy recorder when one of them needs it. Close
+// stops them.
 func Prepare(ctx context.Context, cfg Config, functions []string) (*Set, error) {
 	tpl, err := samtemplate.Load(cfg.Template)
 	if err != nil {
@@ -50,27 +54,31 @@ func Prepare(ctx context.Context, cfg Config, functions []string) (*Set, error) 
 
 // PrepareTemplate is Prepare with the template already read.
 func PrepareTemplate(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string) (*Set, error) {
-	return prepare(ctx, tpl, cfg, functions, &emulator.Local{Dir: cfg.DataDir, Log: cfg.Log})
+	return prepare(ctx, tpl, cfg, functions, &emulator.Local{Dir: cfg.DataDir, Log: cfg.Log}, &codeDeploy{log: cfg.Log})
 }
 
 // Reload prepares the functions again, from tpl and cfg as they are now
 // (an edited template or env file, new bootstraps), on the same local
-// dynalite. Closing the old Set stops that dynalite: close the new one.
+// dynalite and CodeDeploy recorder. Closing the old Set stops them: close
+// the new one.
 func (s *Set) Reload(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string) (*Set, error) {
-	return prepare(ctx, tpl, cfg, functions, s.local)
+	return prepare(ctx, tpl, cfg, functions, s.local, s.deploy)
 }
 
-func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string, local *emulator.Local) (*Set, error) {
+func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string, local *emulator.Local, deploy *codeDeploy) (*Set, error) {
 	file, err := samtemplate.ReadEnvFile(cfg.EnvFile)
 	if err != nil {
 		return nil, err
 	}
 	session := samtemplate.SessionFromEnv(func(k string) string { v, _ := cfg.LookupEnv(k); return v })
-	s := &Set{Template: tpl, Env: map[string]map[string]string{}, Specs: map[string]runtimeapi.Spec{}, local: local}
+	s := &Set{Template: tpl, Env: map[string]map[string]string{}, Specs: map[string]runtimeapi.Spec{}, local: local, deploy: deploy}
 	for _, fn := range functions {
 		env, err := tpl.ResolveEnv(fn, cfg.LookupEnv, file, session)
 		if err == nil {
 			err = s.local.Provide(ctx, env)
+		}
+		if err == nil {
+			err = s.deploy.provide(env)
 		}
 		if err != nil {
 			s.Close()
@@ -82,8 +90,12 @@ func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functio
 	return s, nil
 }
 
-// Close stops the local dynalite, if one was started.
-func (s *Set) Close() { s.local.Stop() }
+// Close stops the local dynalite and the CodeDeploy recorder, if they were
+// started.
+func (s *Set) Close() {
+	s.local.Stop()
+	s.deploy.stop()
+}
 
 // Build builds each function's bootstrap for this machine into
 // dir/<Function>/bootstrap with the Makefile's build-<Function> targets (the

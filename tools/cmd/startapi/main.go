@@ -12,7 +12,9 @@
 // that the authorizer accepts when the authorizer's environment holds an
 // HS256 secret, and a curl line. A change to template.yaml (a route, the
 // validation expression, the throttle, a gateway response) changes what it
-// answers.
+// answers. It answers only this machine's programs and pages
+// (devserver.LoopbackOnly; -allow-host names more Hosts): others get 403 in
+// the template's DEFAULT_4XX shape.
 package main
 
 import (
@@ -28,6 +30,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/plantstore/plantstore/internal/auth"
@@ -44,47 +47,70 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
-	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
-	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	flags := localfn.AddFlags(fs)
-	apiID := fs.String("api", "PlantsApi", "logical ID of the AWS::Serverless::Api to serve")
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	if flags.Bootstraps == "" {
-		return errors.New("-bootstraps is required (make start-api builds them)")
-	}
-	port, err := devserver.Port(getenv, 3000)
+	cfg, err := loadConfig(args, lookupEnv, stderr)
 	if err != nil {
 		return err
 	}
+	return serve(ctx, cfg, lookupEnv, stdout, stderr)
+}
+
+// config is what the flags and PORT say, read once.
+type config struct {
+	flags    *localfn.Flags
+	apiID    string
+	port     int
+	timeouts devserver.Timeouts
+}
+
+func loadConfig(args []string, lookupEnv func(string) (string, bool), stderr io.Writer) (config, error) {
+	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := config{flags: localfn.AddFlags(fs), timeouts: devserver.ToolTimeouts()}
+	fs.StringVar(&cfg.apiID, "api", "PlantsApi", "logical ID of the AWS::Serverless::Api to serve")
+	if err := fs.Parse(args[1:]); err != nil {
+		return cfg, err
+	}
+	if cfg.flags.Bootstraps == "" {
+		return cfg, errors.New("-bootstraps is required (make start-api builds them)")
+	}
+	var err error
+	cfg.port, err = devserver.Port(getenv, 3000)
+	return cfg, err
+}
+
+// serve runs the gateway that cfg describes until ctx ends.
+func serve(ctx context.Context, cfg config, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
+	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
+	flags, apiID := cfg.flags, cfg.apiID
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 
 	tpl, err := samtemplate.Load(flags.Template)
 	if err != nil {
 		return err
 	}
-	api, err := tpl.RestAPI(*apiID)
+	api, err := tpl.RestAPI(apiID)
 	if err != nil {
 		return err
 	}
-	cfg := flags.Config(lookupEnv, stderr)
-	served := func(tpl *samtemplate.Template) ([]string, error) { return servedFunctions(tpl, *apiID) }
+	fnCfg := flags.Config(lookupEnv, stderr)
+	served := func(tpl *samtemplate.Template) ([]string, error) { return servedFunctions(tpl, apiID) }
 	names, err := served(tpl)
 	if err != nil {
 		return err
 	}
-	fns, err := localfn.PrepareTemplate(ctx, tpl, cfg, names)
+	fns, err := localfn.PrepareTemplate(ctx, tpl, fnCfg, names)
 	if err != nil {
 		return err
 	}
 	defer fns.Close()
 	envs := fns.Env
 	// A generation is the gateway read from the template and the functions
-	// it invokes; WATCH=1 makes a new one on each change.
+	// it invokes; WATCH=1 makes a new one on each change. current is the
+	// newest gateway, whose gateway responses answer refused requests.
+	var current atomic.Pointer[gateway.Gateway]
 	next := func(set *localfn.Set) (localfn.Generation, error) {
-		api, err := set.Template.RestAPI(*apiID)
+		api, err := set.Template.RestAPI(apiID)
 		if err != nil {
 			return localfn.Generation{}, err
 		}
@@ -94,6 +120,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 			functions.Close()
 			return localfn.Generation{}, err
 		}
+		current.Store(gw)
 		return localfn.Generation{Handler: gw, Close: functions.Close}, nil
 	}
 	first, err := next(fns)
@@ -103,25 +130,24 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	sw := localfn.NewSwapper(first)
 	defer sw.Close()
 	if flags.Watch {
-		r := &localfn.Reloader{Root: flags.Root(), Config: cfg, Functions: served, Next: next, Out: stdout}
+		r := &localfn.Reloader{Root: flags.Root(), Config: fnCfg, Functions: served, Next: next, Out: stdout}
 		if err := r.Start(ctx, sw, fns); err != nil {
 			return err
 		}
 	}
 
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.port)))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{
-		Handler:           sw,
-		ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes:    gateway.MaxHeaderBytes, // net/http adds 4 KiB of slack; the gateway checks the exact quota
-		IdleTimeout:       60 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	refuse := func(w http.ResponseWriter, r *http.Request, reason string) {
+		logger.Warn("refused a request a web page may have sent", "reason", reason, "host", r.Host, "origin", r.Header.Get("Origin"))
+		current.Load().Refuse(w)
 	}
+	srv := cfg.timeouts.Server(devserver.LoopbackOnly(sw, flags.AllowHosts, refuse), logger)
+	srv.MaxHeaderBytes = gateway.MaxHeaderBytes // net/http adds 4 KiB of slack; the gateway checks the exact quota
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "Plant Store start-api listening on %s (%s from %s, stage %s; no stage prefix in paths, as under sam local start-api)\n", url, *apiID, flags.Template, api.Stage)
+	fmt.Fprintf(stdout, "Plant Store start-api listening on %s (%s from %s, stage %s; no stage prefix in paths, as under sam local start-api)\n", url, apiID, flags.Template, api.Stage)
 	if api.Authorizer != nil {
 		if err := printToken(stdout, envs[api.Authorizer.Function], getenv("TOKEN_SCOPE"), url); err != nil {
 			return err

@@ -5,7 +5,10 @@
 // -env file (tools/localfn). Functions are named by their logical ids.
 //
 // It listens on 127.0.0.1:$PORT (3001, SAM's default for start-lambda) and
-// prints "listening on URL" and an `aws lambda invoke` line to try it.
+// prints "listening on URL" and an `aws lambda invoke` line to try it. It
+// answers only this machine's programs and pages (devserver.LoopbackOnly;
+// -allow-host names more Hosts), and the PreTraffic hook reports to a local
+// CodeDeploy recorder with placeholder credentials (tools/localfn).
 package main
 
 import (
@@ -20,7 +23,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/plantstore/plantstore/internal/devserver"
 	"github.com/plantstore/plantstore/tools/invokeapi"
@@ -35,27 +37,46 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
-	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
-	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	flags := localfn.AddFlags(fs)
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	if flags.Bootstraps == "" {
-		return errors.New("-bootstraps is required (make start-lambda builds them)")
-	}
-	port, err := devserver.Port(getenv, 3001)
+	cfg, err := loadConfig(args, lookupEnv, stderr)
 	if err != nil {
 		return err
 	}
+	return serve(ctx, cfg, lookupEnv, stdout, stderr)
+}
+
+// config is what the flags and PORT say, read once.
+type config struct {
+	flags    *localfn.Flags
+	port     int
+	timeouts devserver.Timeouts
+}
+
+func loadConfig(args []string, lookupEnv func(string) (string, bool), stderr io.Writer) (config, error) {
+	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := config{flags: localfn.AddFlags(fs), timeouts: devserver.ToolTimeouts()}
+	if err := fs.Parse(args[1:]); err != nil {
+		return cfg, err
+	}
+	if cfg.flags.Bootstraps == "" {
+		return cfg, errors.New("-bootstraps is required (make start-lambda builds them)")
+	}
+	var err error
+	cfg.port, err = devserver.Port(getenv, 3001)
+	return cfg, err
+}
+
+// serve runs the Invoke API that cfg describes until ctx ends.
+func serve(ctx context.Context, cfg config, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
+	flags := cfg.flags
 	tpl, err := samtemplate.Load(flags.Template)
 	if err != nil {
 		return err
 	}
 	names := tpl.Functions()
-	cfg := flags.Config(lookupEnv, stderr)
-	fns, err := localfn.PrepareTemplate(ctx, tpl, cfg, names)
+	fnCfg := flags.Config(lookupEnv, stderr)
+	fns, err := localfn.PrepareTemplate(ctx, tpl, fnCfg, names)
 	if err != nil {
 		return err
 	}
@@ -69,22 +90,21 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	sw := localfn.NewSwapper(first)
 	defer sw.Close()
 	if flags.Watch {
-		r := &localfn.Reloader{Root: flags.Root(), Config: cfg, Functions: func(t *samtemplate.Template) ([]string, error) { return t.Functions(), nil }, Next: next, Out: stdout}
+		r := &localfn.Reloader{Root: flags.Root(), Config: fnCfg, Functions: func(t *samtemplate.Template) ([]string, error) { return t.Functions(), nil }, Next: next, Out: stdout}
 		if err := r.Start(ctx, sw, fns); err != nil {
 			return err
 		}
 	}
 
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.port)))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{
-		Handler:           sw,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       60 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	refuse := func(w http.ResponseWriter, r *http.Request, reason string) {
+		logger.Warn("refused a request a web page may have sent", "reason", reason, "host", r.Host, "origin", r.Header.Get("Origin"))
+		invokeapi.Refuse(w, reason)
 	}
+	srv := cfg.timeouts.Server(devserver.LoopbackOnly(sw, flags.AllowHosts, refuse), logger)
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "Plant Store start-lambda listening on %s (functions of %s: %s)\n", url, flags.Template, strings.Join(names, ", "))
 	fmt.Fprintf(stdout, "Try:\naws lambda invoke --endpoint-url %s --function-name CreatePlantFunction --payload fileb://events/createplant-valid.json out.json\n", url)

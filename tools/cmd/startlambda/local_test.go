@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
+
+	"github.com/plantstore/plantstore/internal/devserver"
+	"github.com/plantstore/plantstore/tools/bootstraps"
+	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/tools/proc"
+)
+
+// server is make start-lambda run by a test.
+type server struct {
+	url            string
+	stdout, stderr bootstraps.Output
+}
+
+// startServer runs make start-lambda's serve with the bootstraps in dir,
+// events/env.json's environments with createplant's store on a closed port
+// (no dynalite: the tests here never reach it) and hook changed by
+// hookEnv, the shell shell (PORT 0 unless it says), and cfg as adjust
+// leaves it; it waits for the banner.
+func startServer(t *testing.T, dir string, hookEnv, shell map[string]string, adjust func(*config), args ...string) *server {
+	t.Helper()
+	env := fixtures.Env()
+	env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = "http://127.0.0.1:9"
+	for k, v := range hookEnv {
+		env["PreTrafficFunction"][k] = v
+	}
+	raw, _ := json.Marshal(env)
+	envFile := filepath.Join(t.TempDir(), "env.json")
+	if err := os.WriteFile(envFile, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := shell["PORT"]; !ok {
+		shell["PORT"] = "0"
+	}
+	lookupEnv := func(k string) (string, bool) { v, ok := shell[k]; return v, ok }
+	s := &server{}
+	args = append([]string{"startlambda", "-bootstraps", dir, "-template", filepath.Join(root, "template.yaml"),
+		"-env", envFile, "-data", filepath.Join(t.TempDir(), "dynalite")}, args...)
+	cfg, err := loadConfig(args, lookupEnv, &s.stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, lookupEnv, &s.stdout, &s.stderr) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("serve: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("serve did not return within 30s of cancel")
+		}
+	})
+	deadline := time.After(60 * time.Second)
+	for {
+		var banner proc.Banner
+		for _, line := range strings.Split(s.stdout.String(), "\n") {
+			banner.Line(line)
+		}
+		if banner.Complete(false) {
+			s.url = banner.URL
+			return s
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve returned before it listened: %v\n%s", err, s.stderr.String())
+		case <-deadline:
+			t.Fatalf("no banner within 60s:\n%s\n%s", s.stdout.String(), s.stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// A web page cannot invoke a function: not by DNS rebinding (its own name
+// in Host) and not by a simple POST (text/plain) with its Origin. Both get
+// Lambda's 403 AccessDeniedException in the Invoke API's error shape,
+// before any function runs. Programs on this machine, and a Host named by
+// -allow-host, pass.
+func TestWebPagesAreRefused(t *testing.T) {
+	t.Parallel()
+	// No bootstrap is there: a request let through to a function fails 500.
+	s := startServer(t, t.TempDir(), nil, map[string]string{}, nil, "-allow-host", "devbox.test")
+	port := s.url[strings.LastIndex(s.url, ":")+1:]
+	for _, tc := range []struct {
+		name, host, origin, function string
+		status                       int
+		errorType                    string
+	}{
+		{"DNS rebinding", "rebind.example:" + port, "", "CreatePlantFunction", 403, "AccessDeniedException"},
+		{"a simple POST from a page elsewhere", "127.0.0.1:" + port, "https://evil.example", "CreatePlantFunction", 403, "AccessDeniedException"},
+		{"rebinding, the page's own origin", "rebind.example:" + port, "http://rebind.example:" + port, "CreatePlantFunction", 403, "AccessDeniedException"},
+		{"a program on loopback", "127.0.0.1:" + port, "", "Nope", 404, "ResourceNotFound"},
+		{"a program naming localhost", "localhost:" + port, "", "Nope", 404, "ResourceNotFound"},
+		{"an allowed Host", "devbox.test:" + port, "", "Nope", 404, "ResourceNotFound"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest("POST", s.url+"/2015-03-31/functions/"+tc.function+"/invocations", strings.NewReader(`{}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Host = tc.host
+			req.Header.Set("Content-Type", "text/plain")
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var doc struct{ Type, Message string }
+			if resp.StatusCode != tc.status || resp.Header.Get("X-Amzn-Errortype") != tc.errorType || json.Unmarshal(body, &doc) != nil || doc.Type != "User" || doc.Message == "" {
+				t.Errorf("Host %s, Origin %q: %d %s %s, want %d %s in the Invoke API's error shape",
+					tc.host, tc.origin, resp.StatusCode, resp.Header.Get("X-Amzn-Errortype"), body, tc.status, tc.errorType)
+			}
+		})
+	}
+}
+
+// A client that sends its body a byte every 300 ms is cut off once the read
+// timeout passes (1 s here; devserver.ToolTimeouts in make start-lambda).
+func TestSlowClientsAreCutOff(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), nil, map[string]string{}, func(c *config) {
+		c.timeouts = devserver.Timeouts{ReadHeader: time.Second, Read: time.Second, Idle: time.Second}
+	})
+	cutOff(t, strings.TrimPrefix(s.url, "http://"), "POST /2015-03-31/functions/CreatePlantFunction/invocations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{")
+}
+
+// cutOff sends head, then a byte every 300 ms, and fails t unless the server
+// closes the connection. The 30 s bound only catches a server that never
+// does: the servers under test read for 1 s.
+func cutOff(t *testing.T, addr, head string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(300 * time.Millisecond):
+				if _, err := conn.Write([]byte("x")); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	_, err = io.Copy(io.Discard, conn) // whatever the server answers, until it closes
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		t.Errorf("a body trickling a byte every 300 ms held the connection for 30 s")
+	}
+}
+
+// The PreTraffic hook, invoked through make start-lambda from a shell that
+// holds AWS credentials, proves both functions and reports to the tool's
+// CodeDeploy recorder, not to AWS: the real hook bootstrap's report is
+// printed, and the invocation succeeds.
+func TestPreTrafficHookReportsLocally(t *testing.T) {
+	t.Parallel()
+	var dir string
+	for _, fn := range []string{"CreatePlantFunction", "AuthorizerFunction", "PreTrafficFunction"} {
+		dir = filepath.Dir(filepath.Dir(bootstraps.Bootstrap(t, fn)))
+	}
+	port := freePort(t) // the hook calls back into make start-lambda, so its URL goes into the env file
+	url := "http://127.0.0.1:" + port
+	shell := map[string]string{"PORT": port, "AWS_ACCESS_KEY_ID": "AKIASHELLKEYEXAMPLE", "AWS_SECRET_ACCESS_KEY": "shell-secret", "AWS_SESSION_TOKEN": "shell-token"}
+	s := startServer(t, dir, map[string]string{"AWS_ENDPOINT_URL_LAMBDA": url}, shell, nil)
+	client := awslambda.New(awslambda.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(s.url),
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
+	})
+	out, err := client.Invoke(context.Background(), &awslambda.InvokeInput{
+		FunctionName: aws.String("PreTrafficFunction"),
+		Payload:      []byte(`{"DeploymentId":"d-LOCAL1234","LifecycleEventHookExecutionId":"exec-1"}`),
+	})
+	if err != nil || out.FunctionError != nil {
+		t.Fatalf("the hook: %v %s\n%s", err, payload(out), s.stderr.String())
+	}
+	if want := `deployment "d-LOCAL1234" hook execution "exec-1": "Succeeded"`; !strings.Contains(s.stderr.String(), want) {
+		t.Errorf("no report %s printed:\n%s", want, s.stderr.String())
+	}
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
