@@ -2,10 +2,12 @@ package localfn
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"path/filepath"
 
 	"github.com/plantstore/plantstore/internal/devserver"
+	"github.com/plantstore/plantstore/tools/runtimeapi"
 )
 
 // Flags are the flags that make start-api and make start-lambda share.
@@ -13,6 +15,7 @@ type Flags struct {
 	Template, EnvFile, Bootstraps, DataDir string
 	Watch                                  bool
 	AllowHosts                             devserver.Hosts // answered beside loopback names (devserver.LoopbackOnly)
+	Debug, DebugAddr, Dlv                  string          // DEBUG=<Function>: run it under Delve on DebugAddr
 }
 
 // AddFlags defines the shared flags on fs.
@@ -24,7 +27,17 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.DataDir, "data", ".plantstore/dynalite", "where the local dynalite keeps its data")
 	fs.BoolVar(&f.Watch, "watch", false, "rebuild and reload on every change of the source, template.yaml or the env file (WATCH=1)")
 	fs.Var(&f.AllowHosts, "allow-host", "host `names` to answer beside localhost, *.localhost, 127.0.0.1 and [::1], comma-separated, repeatable (ALLOW_HOSTS=...); other Hosts and pages of other sites get 403")
+	fs.StringVar(&f.Debug, "debug", "", "logical ID of a function to run under Delve (DEBUG=<Function>); its bootstrap must be a debug build")
+	fs.StringVar(&f.DebugAddr, "debug-addr", "127.0.0.1:5858", "where Delve's headless server listens (DEBUG_PORT=...)")
+	fs.StringVar(&f.Dlv, "dlv", ".bin/dlv", "Delve's dlv")
 	return f
+}
+
+// DebugNote says how to attach, when a function runs under Delve.
+func (f *Flags) DebugNote(w io.Writer) {
+	if f.Debug != "" {
+		fmt.Fprintf(w, "Debugging %s: Delve listens on %s when it first runs and holds its first invocation until a debugger continues it (dlv connect %s, or VS Code: docs/local.md); no timeout while debugging\n", f.Debug, f.DebugAddr, f.DebugAddr)
+	}
 }
 
 // Config is the Config the flags describe.
@@ -32,6 +45,7 @@ func (f *Flags) Config(lookupEnv func(string) (string, bool), log io.Writer) Con
 	return Config{
 		Template: f.Template, EnvFile: f.EnvFile, DataDir: f.DataDir, LookupEnv: lookupEnv, Log: log,
 		Bootstrap: func(fn string) string { return filepath.Join(f.Bootstraps, fn, "bootstrap") },
+		Debug:     f.Debug, DebugServer: runtimeapi.Debug{Dlv: f.Dlv, Addr: f.DebugAddr},
 	}
 }
 

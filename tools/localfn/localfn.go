@@ -30,6 +30,12 @@ type Config struct {
 	Bootstrap func(function string) string // the path of a function's bootstrap
 	LookupEnv func(string) (string, bool)  // the shell's environment
 	Log       io.Writer                    // where the local dynalite and the CodeDeploy recorder say where they run, and the recorder what it was told
+
+	// Debug names a function to run under Delve (make ... DEBUG=<Function>),
+	// with DebugServer's dlv and address; its bootstrap must be a debug build
+	// (Build makes one for it).
+	Debug       string
+	DebugServer runtimeapi.Debug
 }
 
 // Set is the prepared functions.
@@ -85,7 +91,12 @@ func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functio
 			return nil, err
 		}
 		s.Env[fn] = env
-		s.Specs[fn] = runtimeapi.Spec{Bootstrap: cfg.Bootstrap(fn), Env: samtemplate.Environ(env), Timeout: tpl.FunctionTimeout(fn)}
+		spec := runtimeapi.Spec{Bootstrap: cfg.Bootstrap(fn), Env: samtemplate.Environ(env), Timeout: tpl.FunctionTimeout(fn)}
+		if fn == cfg.Debug {
+			d := cfg.DebugServer
+			spec.Debug = &d
+		}
+		s.Specs[fn] = spec
 	}
 	return s, nil
 }
@@ -100,15 +111,19 @@ func (s *Set) Close() {
 // Build builds each function's bootstrap for this machine into
 // dir/<Function>/bootstrap with the Makefile's build-<Function> targets (the
 // recipe sam build runs) in root, and returns the build's output.
-func Build(root, dir string, functions []string) (string, error) {
+// The function named debug, if any, is built for a debugger (DEBUG_BUILD=1).
+func Build(root, dir string, functions []string, debug string) (string, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
 	var out bytes.Buffer
 	for _, fn := range functions {
-		cmd := exec.Command("make", "--no-print-directory", "-s", "-C", root, "build-"+fn,
-			"ARTIFACTS_DIR="+filepath.Join(dir, fn), "GOARCH="+runtime.GOARCH)
+		args := []string{"--no-print-directory", "-s", "-C", root, "build-" + fn, "ARTIFACTS_DIR=" + filepath.Join(dir, fn), "GOARCH=" + runtime.GOARCH}
+		if fn == debug {
+			args = append(args, "DEBUG_BUILD=1")
+		}
+		cmd := exec.Command("make", args...)
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
 			return out.String(), fmt.Errorf("build %s: %w", fn, err)

@@ -107,7 +107,7 @@ func (r *Reloader) Run(ctx context.Context, w *watch.Watcher, sw *Swapper, set *
 		if len(c.Go) > 0 {
 			builds++
 			gen := filepath.Join(dir, "build-"+strconv.Itoa(builds))
-			if out, err := Build(r.Root, gen, names); err != nil {
+			if out, err := Build(r.Root, gen, names, cfg.Debug); err != nil {
 				fmt.Fprintf(r.Out, "reload: %s changed; the build failed, the last good code keeps serving:\n%s", c, strings.TrimRight(out, "\n")+"\n")
 				continue
 			}

@@ -96,7 +96,7 @@ func TestABreakpointStopsTheHandler(t *testing.T) {
 		t.Fatalf("stopped in %q (exited %v), want the breakpoint in %s\n%s", st.Stopped(), st.Exited, handler, out.String())
 	}
 	time.Sleep(1500 * time.Millisecond) // past the function's 1 s timeout, stopped at the breakpoint
-	go c.Continue() // runs until the next breakpoint or the end; fns.Close ends both
+	go c.Continue()                     // runs until the next breakpoint or the end; fns.Close ends both
 	a := <-answered
 	if a.err != nil || a.failed || !strings.Contains(string(a.payload), `"Effect":"Allow"`) {
 		t.Fatalf("after continue: %s failed=%v err=%v, want an Allow policy\n%s", a.payload, a.failed, a.err, out.String())

@@ -132,7 +132,9 @@ func (in *instance) start(output io.Writer) error {
 	}
 	run := srv.Run
 	if d := in.spec.Debug; d != nil {
-		run = func(path string, env []string, output io.Writer) (*Function, error) { return srv.RunDebug(*d, path, env, output) }
+		run = func(path string, env []string, output io.Writer) (*Function, error) {
+			return srv.RunDebug(*d, path, env, output)
+		}
 	}
 	proc, err := run(in.spec.Bootstrap, in.spec.Env, output)
 	if err != nil {

@@ -43,6 +43,8 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	templatePath := fs.String("template", "template.yaml", "the SAM template that declares the function")
 	timeout := fs.Duration("timeout", 10*time.Second, "the function's timeout")
 	dataDir := fs.String("data", ".plantstore/dynalite", "where the local dynalite keeps its data")
+	debugAddr := fs.String("debug-addr", "", "run the function under Delve, its headless server on this address (DEBUG=1; the bootstrap must be a debug build)")
+	dlv := fs.String("dlv", ".bin/dlv", "Delve's dlv")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -69,7 +71,15 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return err
 	}
 	defer rt.Close()
-	fn, err := rt.Run(spec.Bootstrap, spec.Env, stderr)
+	var fn *runtimeapi.Function
+	if *debugAddr != "" {
+		// No timeout while debugging, as SAM CLI (runtimeapi.Spec).
+		*timeout = 24 * time.Hour
+		fmt.Fprintf(stderr, "Debugging %s: Delve listens on %s and holds the invocation until a debugger continues it (dlv connect %s)\n", *function, *debugAddr, *debugAddr)
+		fn, err = rt.RunDebug(runtimeapi.Debug{Dlv: *dlv, Addr: *debugAddr}, spec.Bootstrap, spec.Env, stderr)
+	} else {
+		fn, err = rt.Run(spec.Bootstrap, spec.Env, stderr)
+	}
 	if err != nil {
 		return err
 	}

@@ -120,6 +120,11 @@ func serve(ctx context.Context, cfg config, lookupEnv func(string) (string, bool
 			functions.Close()
 			return localfn.Generation{}, err
 		}
+		if flags.Debug != "" {
+			// A function stopped at a breakpoint is not a timed-out
+			// integration: no timeout while debugging (runtimeapi.Spec).
+			gw.IntegrationTimeout = 24 * time.Hour
+		}
 		current.Store(gw)
 		return localfn.Generation{Handler: gw, Close: functions.Close}, nil
 	}
@@ -148,6 +153,7 @@ func serve(ctx context.Context, cfg config, lookupEnv func(string) (string, bool
 	srv.MaxHeaderBytes = gateway.MaxHeaderBytes // net/http adds 4 KiB of slack; the gateway checks the exact quota
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "Plant Store start-api listening on %s (%s from %s, stage %s; no stage prefix in paths, as under sam local start-api)\n", url, apiID, flags.Template, api.Stage)
+	flags.DebugNote(stdout)
 	if api.Authorizer != nil {
 		if err := printToken(stdout, envs[api.Authorizer.Function], getenv("TOKEN_SCOPE"), url); err != nil {
 			return err

@@ -23,12 +23,19 @@ var root = filepath.Join("..", "..", "..")
 // events/env.json and its own dynalite data directory, and waits for its banner.
 func startAPI(t *testing.T) proc.Banner {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
-		emulator.Dynalite(t) // skips, or fails under CI, with the reason
-	}
 	var dir string
 	for _, fn := range []string{"CreatePlantFunction", "AuthorizerFunction"} {
 		dir = filepath.Dir(filepath.Dir(bootstraps.Bootstrap(t, fn)))
+	}
+	return startAPIWith(t, dir)
+}
+
+// startAPIWith runs start-api on the bootstraps in dir (<Function>/bootstrap)
+// with more flags, and returns its banner once it listens.
+func startAPIWith(t *testing.T, dir string, flags ...string) proc.Banner {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
+		emulator.Dynalite(t) // skips, or fails under CI, with the reason
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr bootstraps.Output
@@ -36,6 +43,7 @@ func startAPI(t *testing.T) proc.Banner {
 	shell := map[string]string{"PORT": "0"}
 	args := []string{"startapi", "-bootstraps", dir, "-template", filepath.Join(root, "template.yaml"),
 		"-env", filepath.Join(root, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite")}
+	args = append(args, flags...)
 	go func() {
 		done <- run(ctx, args, func(k string) (string, bool) { v, ok := shell[k]; return v, ok }, &stdout, &stderr)
 	}()

@@ -107,6 +107,7 @@ func serve(ctx context.Context, cfg config, lookupEnv func(string) (string, bool
 	srv := cfg.timeouts.Server(devserver.LoopbackOnly(sw, flags.AllowHosts, refuse), logger)
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "Plant Store start-lambda listening on %s (functions of %s: %s)\n", url, flags.Template, strings.Join(names, ", "))
+	flags.DebugNote(stdout)
 	fmt.Fprintf(stdout, "Try:\naws lambda invoke --endpoint-url %s --function-name CreatePlantFunction --payload fileb://events/createplant-valid.json out.json\n", url)
 	return devserver.Serve(ctx, srv, ln, stdout, "Plant Store start-lambda")
 }
