@@ -43,12 +43,12 @@ func TestSlowAndIdleClientsAreCutOff(t *testing.T) {
 	// Headers that never end (slowloris).
 	c := dial(t, s.url)
 	io.WriteString(c, "POST /plants HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n")
-	closedWithin(t, c, 3*time.Second, "unfinished headers")
+	closedWithin(t, c, 15*time.Second, "unfinished headers")
 
 	// A body that never arrives.
 	c = dial(t, s.url)
 	io.WriteString(c, "POST /plants HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "+s.token+"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"id\":")
-	closedWithin(t, c, 3*time.Second, "unfinished body")
+	closedWithin(t, c, 15*time.Second, "unfinished body")
 
 	// An idle keep-alive connection.
 	c = dial(t, s.url)
@@ -57,7 +57,7 @@ func TestSlowAndIdleClientsAreCutOff(t *testing.T) {
 	if err != nil || resp.StatusCode != 404 {
 		t.Fatalf("first request on the connection: %v %v", resp, err)
 	}
-	closedWithin(t, c, 3*time.Second, "idle keep-alive")
+	closedWithin(t, c, 15*time.Second, "idle keep-alive")
 
 	// Headers over the limit are refused before any handler runs.
 	c = dial(t, s.url)
@@ -83,7 +83,8 @@ func TestSlowClientsDoNotStarveOthers(t *testing.T) {
 	}
 	// Served one after another, the slow clients would hold it for 200 x
 	// 300 ms of header timeout = 60 s; concurrently it is served at once.
-	if took := time.Since(start); took > 10*time.Second {
+	// Half of 60 s tells the two apart on any machine.
+	if took := time.Since(start); took > 30*time.Second {
 		t.Errorf("a good request took %v beside 200 slow clients", took)
 	}
 }

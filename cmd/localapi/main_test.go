@@ -85,7 +85,7 @@ func start(t *testing.T, vars map[string]string, adjust ...func(*config)) *serve
 			return nil
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a start, however slow the machine; only a hang fails
 	for time.Now().Before(deadline) {
 		select {
 		case err := <-done:

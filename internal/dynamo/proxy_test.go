@@ -238,8 +238,11 @@ func TestDeadlineBoundsRetriesAndSlowness(t *testing.T) {
 			if status != 503 || e.Error != httpapi.CodeUnavailable {
 				t.Errorf("got %d %d, want 503 50300", status, e.Error)
 			}
-			if took > 700*time.Millisecond+2*time.Second { // a hang would last the proxy's whole delay
-				t.Errorf("took %v with a 700ms deadline", took)
+			// Only a hang fails this: the proxy holds a hanging call for a
+			// minute, so an answer within half of that came from the deadline,
+			// however slow the machine.
+			if took > 30*time.Second {
+				t.Errorf("took %v with a 700ms deadline: the deadline did not end the call", took)
 			}
 		})
 	}
