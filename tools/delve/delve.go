@@ -10,6 +10,9 @@ import (
 	"net"
 	"net/rpc"
 	"net/rpc/jsonrpc"
+	"os"
+	"path/filepath"
+	"testing"
 	"time"
 )
 
@@ -84,4 +87,30 @@ func (c *Client) Continue() (State, error) {
 // Detach ends the session; kill ends the program too.
 func (c *Client) Detach(kill bool) error {
 	return c.rpc.Call("RPCServer.Detach", map[string]bool{"Kill": kill}, &struct{}{})
+}
+
+// Dlv is the repository's pinned dlv (.bin/dlv, which make test installs),
+// for tests in a package dir levels below the root; it skips tb when
+// Delve is missing, or fails it under CI=true.
+func Dlv(tb testing.TB, root string) string {
+	tb.Helper()
+	path, _ := filepath.Abs(filepath.Join(root, ".bin", "dlv"))
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("Delve is not installed at %s (make test installs it)", path)
+		}
+		tb.Skip("Delve is not installed (make test installs it into .bin/)")
+	}
+	return path
+}
+
+// FreeAddr is a loopback address nothing listens on, for Delve to take.
+func FreeAddr(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }

@@ -3,8 +3,6 @@ package runtimeapi_test
 import (
 	"context"
 	"encoding/json"
-	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,29 +16,6 @@ import (
 	"github.com/plantstore/plantstore/tools/runtimeapi"
 )
 
-// dlv is make's .bin/dlv (make test installs it).
-func dlv(t *testing.T) string {
-	t.Helper()
-	path, _ := filepath.Abs(filepath.Join("..", "..", ".bin", "dlv"))
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Delve is not installed at %s (make test installs it)", path)
-		}
-		t.Skip("Delve is not installed (make test installs it into .bin/)")
-	}
-	return path
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // A function run under Delve waits for the debugger before its first
 // invocation; a breakpoint in its handler stops the invocation; while it is
 // stopped, the function's timeout (1 s here) is not enforced, as SAM CLI
@@ -52,10 +27,10 @@ func TestABreakpointStopsTheHandler(t *testing.T) {
 	for k, v := range fixtures.Env()["AuthorizerFunction"] {
 		env = append(env, k+"="+v)
 	}
-	addr := freeAddr(t)
+	addr := delve.FreeAddr(t)
 	var out bootstraps.Output
 	fns := runtimeapi.NewFunctions(map[string]runtimeapi.Spec{
-		"AuthorizerFunction": {Bootstrap: bin, Env: env, Timeout: time.Second, Debug: &runtimeapi.Debug{Dlv: dlv(t), Addr: addr}},
+		"AuthorizerFunction": {Bootstrap: bin, Env: env, Timeout: time.Second, Debug: &runtimeapi.Debug{Dlv: delve.Dlv(t, filepath.Join("..", "..")), Addr: addr}},
 	}, &out)
 	defer fns.Close()
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -25,13 +24,7 @@ import (
 // answered.
 func TestABreakpointStopsCreatePlant(t *testing.T) {
 	t.Parallel()
-	dlv, _ := filepath.Abs(filepath.Join(root, ".bin", "dlv"))
-	if _, err := os.Stat(dlv); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Delve is not installed at %s (make test installs it)", dlv)
-		}
-		t.Skip("Delve is not installed (make test installs it into .bin/)")
-	}
+	dlv := delve.Dlv(t, root)
 	dir := t.TempDir()
 	for fn, bin := range map[string]string{
 		"CreatePlantFunction": bootstraps.DebugBootstrap(t, "CreatePlantFunction"),
@@ -44,12 +37,7 @@ func TestABreakpointStopsCreatePlant(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := delve.FreeAddr(t)
 	banner := startAPIWith(t, dir, "-debug", "CreatePlantFunction", "-debug-addr", addr, "-dlv", dlv)
 
 	// Bounds that only catch a hang.
@@ -108,13 +96,7 @@ func TestABreakpointStopsCreatePlant(t *testing.T) {
 // Delve session on the same address, where a breakpoint stops the new code.
 func TestDebugSurvivesARebuild(t *testing.T) {
 	t.Parallel()
-	dlv, _ := filepath.Abs(filepath.Join(root, ".bin", "dlv"))
-	if _, err := os.Stat(dlv); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Delve is not installed at %s (make test installs it)", dlv)
-		}
-		t.Skip("Delve is not installed (make test installs it into .bin/)")
-	}
+	dlv := delve.Dlv(t, root)
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
 		emulator.Dynalite(t)
 	}
@@ -123,12 +105,7 @@ func TestDebugSurvivesARebuild(t *testing.T) {
 	if out, err := localfn.Build(tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}, "CreatePlantFunction"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := delve.FreeAddr(t)
 	var stdout, stderr watchtest.Output
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
