@@ -44,7 +44,7 @@ EVENT         ?= $(if $(filter AuthorizerFunction,$(FUNCTION)),events/authorizer
 ENV_VARS      ?= events/env.json
 
 # Fuzz targets: package and function.
-FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./functions/createplant:FuzzProxyEvent
+FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./internal/auth:FuzzClaims ./functions/createplant:FuzzProxyEvent
 
 .PHONY: help run test fuzz lint bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/startlambda bin/invoke bin/runwatch start-lambda
 

@@ -4,15 +4,19 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -106,8 +110,14 @@ func TestPolicy(t *testing.T) {
 	}
 }
 
+// hangTimeout bounds a wait on the bootstrap that only a hang reaches; the
+// invocation itself has Lambda's 5 s (the template's Timeout).
+const hangTimeout = 60 * time.Second
+
 // A direct invoker that asks about a wildcard ARN gets no policy at all, and
-// a token whose claims hold SUB beside sub speaks for nobody.
+// a token whose claims hold SUB beside sub, or a subject that is not one
+// principal (a lone surrogate escape, an invalid byte, a bidi override, a
+// line separator), speaks for nobody.
 func TestHostileEventsAreUnauthorized(t *testing.T) {
 	t.Parallel()
 	env := fixtureEnv(t)
@@ -123,17 +133,82 @@ func TestHostileEventsAreUnauthorized(t *testing.T) {
 			t.Errorf("methodArn %s: policy %+v, error %v; want Unauthorized", arn, resp.PolicyDocument, err)
 		}
 	}
-	claims := fmt.Sprintf(`{"iss":%q,"aud":%q,"sub":"tester","SUB":"admin","scope":%q,"exp":%d}`, env["AUTH_ISSUER"], env["AUTH_AUDIENCE"], env["AUTH_REQUIRED_SCOPE"], time.Now().Add(time.Hour).Unix())
-	enc := base64.RawURLEncoding
-	unsigned := enc.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + enc.EncodeToString([]byte(claims))
-	sig, err := jwt.SigningMethodHS256.Sign(unsigned, []byte(env["AUTH_HS256_SECRET"]))
+	for name, subject := range map[string]string{
+		"SUB beside sub":          `"tester","SUB":"admin"`,
+		"a lone surrogate escape": `"adm\ud800in"`,
+		"an invalid byte":         `"adm` + "\xff" + `in"`,
+		"a bidi override":         `"nimda\u202e"`,
+		"a line separator":        `"admin\u2028"`,
+	} {
+		claims := fmt.Sprintf(`{"iss":%q,"aud":%q,"sub":%s,"scope":%q,"exp":%d}`, env["AUTH_ISSUER"], env["AUTH_AUDIENCE"], subject, env["AUTH_REQUIRED_SCOPE"], time.Now().Add(time.Hour).Unix())
+		enc := base64.RawURLEncoding
+		unsigned := enc.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + enc.EncodeToString([]byte(claims))
+		sig, err := jwt.SigningMethodHS256.Sign(unsigned, []byte(env["AUTH_HS256_SECRET"]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := valid
+		ev.AuthorizationToken = "Bearer " + unsigned + "." + enc.EncodeToString(sig)
+		if resp, err := a.handle(context.Background(), ev); err == nil || err.Error() != "Unauthorized" {
+			t.Errorf("token with %s: principal %q, error %v; want Unauthorized", name, resp.PrincipalID, err)
+		}
+	}
+}
+
+// deadlineTransport fails every JWKS request at once, after noting the
+// deadline of its context.
+type deadlineTransport struct {
+	mu   sync.Mutex
+	seen []time.Time
+}
+
+func (d *deadlineTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	dl, _ := r.Context().Deadline()
+	d.mu.Lock()
+	d.seen = append(d.seen, dl)
+	d.mu.Unlock()
+	return nil, errors.New("the issuer is down")
+}
+
+// The key lookup ends before the invocation does: the JWKS fetch carries a
+// deadline taken from the invocation's context (Lambda's deadline), a
+// little before it, so that the authorizer answers "Unauthorized" and logs
+// why instead of being killed by Lambda's timeout. Read from the deadline
+// the fetch carries, not from a stopwatch; and the token is never logged.
+func TestKeyLookupEndsBeforeTheInvocation(t *testing.T) {
+	t.Parallel()
+	rec := &deadlineTransport{}
+	var logs strings.Builder
+	logger := slog.New(slog.NewJSONHandler(&logs, nil))
+	v, err := auth.NewVerifier(t.Context(), auth.Config{
+		Issuer: fixtures.Issuer, Audience: fixtures.Audience, JWKSURL: "http://127.0.0.1:9/jwks.json",
+		HTTPClient: &http.Client{Transport: rec}, Logger: logger,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := valid
-	ev.AuthorizationToken = "Bearer " + unsigned + "." + enc.EncodeToString(sig)
-	if resp, err := a.handle(context.Background(), ev); err == nil || err.Error() != "Unauthorized" {
-		t.Errorf("token with SUB beside sub: principal %q, error %v; want Unauthorized", resp.PrincipalID, err)
+	a := &authorizer{verifier: v, logger: logger, now: time.Now}
+	token := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"RS256","kid":"k1","typ":"JWT"}`)) + ".e30.c2ln"
+	invocation := time.Now().Add(time.Hour) // far: only the deadline's arithmetic is under test
+	ctx, cancel := context.WithDeadline(context.Background(), invocation)
+	defer cancel()
+	_, err = a.handle(ctx, events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + token, MethodArn: fixtures.LocalMethodARN})
+	if err == nil || err.Error() != "Unauthorized" {
+		t.Fatalf("error %v, want Unauthorized", err)
+	}
+	rec.mu.Lock()
+	seen := slices.Clone(rec.seen)
+	rec.mu.Unlock()
+	if len(seen) == 0 {
+		t.Fatal("no JWKS fetch")
+	}
+	for _, dl := range seen {
+		if !dl.Before(invocation) || dl.Before(invocation.Add(-time.Second)) {
+			t.Errorf("a JWKS fetch's deadline is %v, want within the second before the invocation's %v", dl, invocation)
+		}
+	}
+	if !strings.Contains(logs.String(), `"reason":"keys_unavailable"`) || strings.Contains(logs.String(), token[10:]) {
+		t.Errorf("log:\n%s\nwant keys_unavailable, and never the token", logs.String())
 	}
 }
 
@@ -215,7 +290,7 @@ func TestBootstrap(t *testing.T) {
 	defer fn.Stop()
 	for _, f := range fixtures.Authorizer() {
 		_, raw := readEvent(t, f.Name)
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangTimeout)
 		res, err := rt.Invoke(ctx, raw, 5*time.Second)
 		cancel()
 		if err != nil {
@@ -257,7 +332,7 @@ func authorizeLines(t *testing.T, env []string, events ...[]byte) []string {
 	}
 	defer fn.Stop()
 	for _, raw := range events {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), hangTimeout)
 		_, err := rt.Invoke(ctx, raw, 5*time.Second)
 		cancel()
 		if err != nil {

@@ -6,8 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -17,9 +22,10 @@ import (
 // claims are the parts of a token the Verifier reads.
 type claims struct {
 	jwt.RegisteredClaims
+	HasAud   bool    // aud is present (perhaps an empty array): client_id does not stand in for it
 	TokenUse *string // Cognito: "access" or "id"
 	ClientID string
-	Scope    string           // space-separated (RFC 8693)
+	Scope    string           // separated by U+0020 SPACE only (RFC 6749 section 3.3)
 	Scp      jwt.ClaimStrings // string or array
 }
 
@@ -33,6 +39,9 @@ var claimNames = []string{"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "toke
 // A claim whose name differs from one of claimNames only in case, and a name
 // given twice, make the token invalid. exp, nbf and iat must be JSON numbers
 // (NumericDate, section 2); jwt.NumericDate alone would take "1795000000".
+// A claim of claimNames that is null is present and wrong, never absent:
+// "aud": null does not let client_id stand in, "token_use": null is not an
+// access token. sub must be valid UTF-8 as sent (see subjectAsSent).
 func (c *claims) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -68,14 +77,21 @@ func (c *claims) UnmarshalJSON(b []byte) error {
 }
 
 func (c *claims) set(name string, raw json.RawMessage) error {
+	if slices.Contains(claimNames, name) && bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return errors.New("is null")
+	}
 	switch name {
 	case "iss":
 		return json.Unmarshal(raw, &c.Issuer)
 	case "sub":
+		if err := subjectAsSent(raw); err != nil {
+			return err
+		}
 		return json.Unmarshal(raw, &c.Subject)
 	case "jti":
 		return json.Unmarshal(raw, &c.ID)
 	case "aud":
+		c.HasAud = true
 		return json.Unmarshal(raw, &c.Audience)
 	case "exp":
 		return numericDate(raw, &c.ExpiresAt)
@@ -100,17 +116,113 @@ func (c *claims) set(name string, raw json.RawMessage) error {
 	return nil // a claim the Verifier does not read
 }
 
-// numericDate decodes a NumericDate, which must be a JSON number.
+// maxUnix is the latest Unix second a time.Time holds: it counts seconds
+// from year 1 in an int64, 62135596800 of them before 1970. Past it, and
+// past int64 before that, the conversion wraps to the far past.
+const maxUnix = math.MaxInt64 - 62135596800
+
+// numericDate decodes a NumericDate, which must be a JSON number of seconds
+// within ±maxUnix (more than 292 billion years either way): a larger value
+// (1e19, 9223372000000000000) is refused, never wrapped, so that a nbf or
+// iat can never pass for the far past. Within it, jwt.NumericDate reads it
+// (fractions included) as golang-jwt does.
 func numericDate(raw json.RawMessage, d **jwt.NumericDate) error {
 	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
 		return errors.New("is not a JSON number")
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return errors.New("is outside the seconds a time holds")
+	}
+	// ±2^63 are exact in float64: within them the int64 conversion is
+	// defined, and the bound itself is checked in integers.
+	if sec := math.Trunc(f); sec < -(1<<63) || sec >= 1<<63 || int64(sec) > maxUnix || int64(sec) < -maxUnix {
+		return errors.New("is outside the seconds a time holds")
 	}
 	*d = new(jwt.NumericDate)
 	return (*d).UnmarshalJSON(raw)
 }
 
-// validSubject: a subject speaks for someone when it has a visible character
-// and no control character (it becomes the principal, in logs too).
+// subjectAsSent refuses a sub whose JSON string, as sent, is not valid UTF-8
+// or holds a lone surrogate escape ("\ud800" without its low half, or a low
+// half alone). encoding/json would read either as U+FFFD, so that
+// "adm\xffin" and "adm\ud800in" named one principal.
+func subjectAsSent(raw []byte) error {
+	if !utf8.Valid(raw) {
+		return errors.New("is not valid UTF-8")
+	}
+	if loneSurrogate(raw) {
+		return errors.New("holds a lone surrogate escape")
+	}
+	return nil
+}
+
+// loneSurrogate reports whether the JSON text raw holds a \u escape of a
+// surrogate that is not half of a pair.
+func loneSurrogate(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		i++ // the escaped character, whichever it is
+		if i >= len(raw) || raw[i] != 'u' {
+			continue
+		}
+		r := hex4(raw[i+1:])
+		i += 4 // on the escape's last digit
+		switch {
+		case !utf16.IsSurrogate(r):
+		case r >= 0xDC00: // a low half first
+			return true
+		case i+7 > len(raw) || raw[i+1] != '\\' || raw[i+2] != 'u':
+			return true // a high half with no escape after it
+		default:
+			if lo := hex4(raw[i+3:]); lo < 0xDC00 || lo > 0xDFFF {
+				return true
+			}
+			i += 6
+		}
+	}
+	return false
+}
+
+// hex4 reads the four hex digits that start b, or returns -1.
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	v, err := strconv.ParseUint(string(b[:4]), 16, 16)
+	if err != nil {
+		return -1
+	}
+	return rune(v)
+}
+
+// validSubject: a subject speaks for someone when it is valid UTF-8, has a
+// visible character (glyph.AnyVisible, as a plant name must) and none of
+// the characters a plant name refuses (refusedInName): it becomes the
+// principal, in logs and in the gateway's context too.
 func validSubject(s string) bool {
-	return glyph.AnyVisible(s) && strings.IndexFunc(s, unicode.IsControl) < 0
+	return utf8.ValidString(s) && glyph.AnyVisible(s) && strings.IndexFunc(s, refusedInName) < 0
+}
+
+// refusedInName reports whether r is a character docs/design.md ("POST
+// /plants") refuses in a name, the rule of internal/plant (checkText):
+// control characters (Cc), U+2028 and U+2029, the bidirectional controls
+// (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069), U+FEFF and the
+// noncharacters (U+FDD0-U+FDEF, U+xxFFFE, U+xxFFFF). internal/plant keeps
+// it unexported; TestSubjectRefusesWhatANameRefuses holds the two equal for
+// every code point.
+func refusedInName(r rune) bool {
+	switch {
+	case unicode.Is(unicode.Cc, r):
+		return true
+	case r == 0x2028, r == 0x2029, r == 0xFEFF:
+		return true
+	case r == 0x061C, r == 0x200E, r == 0x200F, 0x202A <= r && r <= 0x202E, 0x2066 <= r && r <= 0x2069:
+		return true
+	case 0xFDD0 <= r && r <= 0xFDEF, r&0xFFFE == 0xFFFE:
+		return true
+	}
+	return false
 }

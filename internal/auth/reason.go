@@ -15,15 +15,15 @@ var (
 // the token or its claims.
 const (
 	ReasonMissing         = "missing"            // no Authorization, or not Bearer
-	ReasonMalformed       = "malformed"          // not a JWT, bad encoding, bad or duplicate claims
+	ReasonMalformed       = "malformed"          // not a JWT, bad encoding, bad or duplicate claims (null, wrong type, a date past what a time holds, a sub not UTF-8 as sent)
 	ReasonBadSignature    = "bad_signature"      // the signature, algorithm or key does not verify
 	ReasonExpired         = "expired"            // exp is past (beyond the leeway)
 	ReasonNotYetValid     = "not_yet_valid"      // nbf or iat in the future
 	ReasonIssuer          = "wrong_issuer"       // iss is not the configured issuer
-	ReasonAudience        = "wrong_audience"     // aud or client_id does not match
+	ReasonAudience        = "wrong_audience"     // aud or client_id does not match (an empty aud matches nothing)
 	ReasonScope           = "insufficient_scope" // valid, without the required scope
 	ReasonKeysUnavailable = "keys_unavailable"   // the JWKS could not be fetched or is empty: an outage
-	ReasonInvalid         = "invalid"            // any other refusal (token_use, subject, crit)
+	ReasonInvalid         = "invalid"            // any other refusal (token_use, a subject blank or with a character a name refuses, crit)
 )
 
 // Reason is the class of err, an error of Verify or VerifyHeader, or "" for nil.

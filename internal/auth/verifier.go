@@ -30,11 +30,19 @@ const (
 	// MinSecretLen is the shortest HS256 secret accepted, in bytes.
 	MinSecretLen = 32
 
-	jwksTimeout      = 2 * time.Second // first fetch plus one refresh stay inside the authorizer's 5 s timeout
-	jwksMaxBytes     = 1 << 20
-	jwksRefresh      = time.Hour
-	jwksUnknownKIDRL = time.Minute // at most one refresh for unknown kids per minute
-	jwksMaxRedirects = 2           // followed, each to an allowed URL; the next one is refused
+	// jwksDeadlineMargin is what a key lookup leaves of its context's
+	// deadline (in the authorizer, the Lambda invocation's): the fetches of
+	// one lookup, the first and a refresh alike, all end by that one
+	// deadline, and the function still has the margin to answer
+	// "Unauthorized" and log why, before Lambda's timeout kills it.
+	jwksDeadlineMargin = 500 * time.Millisecond
+	// jwksLookupDefault is a lookup's time when its context has no deadline
+	// (the local API's requests).
+	jwksLookupDefault = 4 * time.Second
+	jwksMaxBytes      = 1 << 20
+	jwksRefresh       = time.Hour   // a set this old is fetched again
+	jwksRetry         = time.Minute // after the first fetch, at most one a minute (unknown kids, retries)
+	jwksMaxRedirects  = 2           // followed, each to an allowed URL; the next one is refused
 )
 
 // Config says which tokens a Verifier accepts. Issuer, Audience and at least
@@ -46,9 +54,9 @@ type Config struct {
 	JWKSURL       string // https, or http on a loopback host (for tests)
 	RequiredScope string // optional
 
-	Now        func() time.Time // default time.Now
-	HTTPClient *http.Client     // for the JWKS; default: 2 s timeout, 1 MiB cap, https-only redirects
-	Logger     *slog.Logger     // for JWKS refresh failures; default slog.Default()
+	Now        func() time.Time // default time.Now; also says when the JWKS is an hour old
+	HTTPClient *http.Client     // for the JWKS; default: 1 MiB cap, https-only redirects (each fetch ends by its lookup's deadline)
+	Logger     *slog.Logger     // for JWKS fetch failures; default slog.Default()
 }
 
 // Verifier checks bearer tokens. It is safe for concurrent use and meant to
@@ -60,8 +68,10 @@ type Verifier struct {
 	jwks                    *jwks // nil without a JWKS URL
 }
 
-// NewVerifier checks cfg and returns a Verifier. Nothing is fetched yet; ctx
-// bounds the life of the JWKS cache's background refresh.
+// NewVerifier checks cfg and returns a Verifier. Nothing is fetched yet, and
+// nothing ever runs in the background: the JWKS is fetched by the
+// verifications that need it, each within its own deadline. Once ctx is
+// done, no fetch begins or goes on.
 func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 	switch {
 	case cfg.Issuer == "":
@@ -96,7 +106,11 @@ func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 		if logger == nil {
 			logger = slog.Default()
 		}
-		v.jwks = &jwks{ctx: ctx, url: u.String(), client: client, logger: logger}
+		v.jwks = &jwks{
+			ctx: ctx, url: u.String(), client: client, logger: logger, now: now,
+			retry: rate.NewLimiter(rate.Every(jwksRetry), 1),
+			turn:  make(chan struct{}, 1),
+		}
 		methods = append(methods, jwt.SigningMethodRS256.Alg(), jwt.SigningMethodES256.Alg(), jwt.SigningMethodEdDSA.Alg())
 	}
 	v.parser = jwt.NewParser(
@@ -135,19 +149,27 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) 
 		return Principal{}, fmt.Errorf("%w: %w", ErrInvalidToken, errAudience)
 	}
 	if !validSubject(c.Subject) {
-		return Principal{}, fmt.Errorf("%w: the subject is empty, blank or has control characters", ErrInvalidToken)
+		return Principal{}, fmt.Errorf("%w: the subject is empty, blank or holds a character a name may not", ErrInvalidToken)
 	}
-	p := Principal{Subject: c.Subject, Scopes: append(strings.Fields(c.Scope), c.Scp...), ExpiresAt: c.ExpiresAt.Time}
+	p := Principal{Subject: c.Subject, Scopes: append(scopes(c.Scope), c.Scp...), ExpiresAt: c.ExpiresAt.Time}
 	if v.scope != "" && !slices.Contains(p.Scopes, v.scope) {
 		return p, fmt.Errorf("%w: %q required", ErrInsufficientScope, v.scope)
 	}
 	return p, nil
 }
 
+// scopes splits a scope claim on U+0020 SPACE only (RFC 6749 section 3.3:
+// scope = scope-token *( SP scope-token )): a tab, a no-break space or an
+// ideographic space is part of a scope, never a separator.
+func scopes(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' })
+}
+
 // audienceMatches: aud must contain the audience; a token without aud may
-// match on client_id, as Cognito access tokens do.
+// match on client_id, as Cognito access tokens do. An aud that is present
+// but an empty array matches nothing (null is refused as it is read).
 func (v *Verifier) audienceMatches(c *claims) bool {
-	if len(c.Audience) > 0 {
+	if c.HasAud {
 		return slices.Contains(c.Audience, v.audience)
 	}
 	return c.ClientID != "" && c.ClientID == v.audience
@@ -168,15 +190,25 @@ func (v *Verifier) keyfunc(ctx context.Context) jwt.Keyfunc {
 		if alg == jwt.SigningMethodHS256.Alg() {
 			return v.secret, nil // WithValidMethods admits HS256 only with a secret
 		}
-		kf, err := v.jwks.get() // and the others only with a JWKS
+		// The others only with a JWKS, within one deadline for the lookup.
+		ctx, cancel := v.jwks.lookup(ctx)
+		defer cancel()
+		kf, err := v.jwks.keys(ctx, false)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errKeysUnavailable, err)
 		}
 		if _, hasKID := t.Header["kid"]; hasKID {
-			// keyfunc reads the JWK by kid (refreshing on an unknown one),
-			// checks its alg against the token's and its use against the
-			// whitelist; the key's type is checked here.
+			// keyfunc reads the JWK by kid, checks its alg against the
+			// token's and its use against the whitelist; the key's type is
+			// checked here. A kid the set lacks may be a key the issuer
+			// has just rotated in: the set is fetched again (if the rate
+			// allows) and read once more.
 			key, err := kf.KeyfuncCtx(ctx)(t)
+			if errors.Is(err, jwkset.ErrKeyNotFound) {
+				if kf, err = v.jwks.keys(ctx, true); err == nil {
+					key, err = kf.KeyfuncCtx(ctx)(t)
+				}
+			}
 			if err != nil {
 				if keys, rerr := kf.Storage().KeyReadAll(ctx); rerr != nil || len(keys) == 0 {
 					return nil, keysUnavailable(rerr)
@@ -241,62 +273,131 @@ func keyFits(alg string, key any) bool {
 	return false
 }
 
-// jwks is the lazily created, cached key set of one URL.
+// jwks is the cached key set of one URL. Every fetch happens for a
+// verification that needs it, within that lookup's deadline: the first use,
+// a set older than jwksRefresh, and a kid the set lacks. After the first
+// try, fetches are rate-limited (retry), so that a flood of unknown kids or
+// an outage of the issuer costs the issuer one request a minute.
 type jwks struct {
-	ctx    context.Context
+	ctx    context.Context // the Verifier's life
 	url    string
 	client *http.Client
 	logger *slog.Logger
+	now    func() time.Time
+	retry  *rate.Limiter // fetches after the first
 
-	mu sync.Mutex
-	kf keyfunc.Keyfunc
+	turn    chan struct{} // held by the one fetch under way; guards tried and lastErr
+	tried   bool          // a fetch was made
+	lastErr error         // why the last fetch failed, or nil
+
+	mu      sync.Mutex      // guards kf and fetched
+	kf      keyfunc.Keyfunc // the last set fetched; nil before the first
+	fetched time.Time       // when kf was fetched, by now
 }
 
-// get creates the cache on first use; creating it fetches the set once (a
-// failure is logged and retried on the first unknown kid).
-func (j *jwks) get() (keyfunc.Keyfunc, error) {
+// lookup is ctx with the one deadline of a key lookup: ctx's own less
+// jwksDeadlineMargin, or jwksLookupDefault from now when ctx has none. It
+// also ends when the Verifier's context does.
+func (j *jwks) lookup(ctx context.Context) (context.Context, context.CancelFunc) {
+	var cancel context.CancelFunc
+	if dl, ok := ctx.Deadline(); ok {
+		ctx, cancel = context.WithDeadline(ctx, dl.Add(-jwksDeadlineMargin))
+	} else {
+		ctx, cancel = context.WithTimeout(ctx, jwksLookupDefault)
+	}
+	if j.ctx.Done() == nil { // a Verifier for the life of the process
+		return ctx, cancel
+	}
+	stop := context.AfterFunc(j.ctx, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// keys returns the key set to read keys from, fetching it first, within
+// ctx, when it is due: never fetched, older than jwksRefresh, or refresh
+// (a kid it lacks). A failed fetch is logged and keeps the set there was;
+// with none, the error says why. A lookup that has a set never waits for
+// another's fetch; one without waits for it no longer than ctx allows.
+func (j *jwks) keys(ctx context.Context, refresh bool) (keyfunc.Keyfunc, error) {
+	kf, due := j.due(refresh)
+	if !due {
+		return kf, nil
+	}
+	select {
+	case j.turn <- struct{}{}:
+	default:
+		if kf != nil {
+			return kf, nil
+		}
+		select {
+		case j.turn <- struct{}{}:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the JWKS fetch under way: %w", ctx.Err())
+		}
+	}
+	defer func() { <-j.turn }()
+	// Again: the fetch this one waited for may have brought the set.
+	if kf, due = j.due(refresh); !due {
+		return kf, nil
+	}
+	unavailable := func(err error) (keyfunc.Keyfunc, error) {
+		if kf != nil {
+			return kf, nil
+		}
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil { // no time left: not a try
+		return unavailable(fmt.Errorf("no time left to fetch the JWKS: %w", err))
+	}
+	if j.tried && !j.retry.AllowN(j.now(), 1) {
+		return unavailable(fmt.Errorf("the last JWKS fetch failed, the next is due within %v: %w", jwksRetry, j.lastErr))
+	}
+	j.tried = true
+	fetched, err := j.fetch(ctx)
+	if err != nil {
+		// A key set that cannot be fetched refuses every token: an
+		// outage, so an ERROR line (which an alarm counts).
+		j.logger.ErrorContext(ctx, "JWKS fetch failed", "url", j.url, "error", err.Error())
+		j.lastErr = err
+		return unavailable(err)
+	}
+	j.lastErr = nil
+	j.mu.Lock()
+	j.kf, j.fetched = fetched, j.now()
+	j.mu.Unlock()
+	return fetched, nil
+}
+
+// due returns the set and whether it is to be fetched.
+func (j *jwks) due(refresh bool) (keyfunc.Keyfunc, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.kf != nil {
-		return j.kf, nil
-	}
-	// A key set that cannot be fetched refuses every token: an outage, so an
-	// ERROR line (which an alarm counts), not a warning.
-	logErr := func(ctx context.Context, err error) {
-		j.logger.ErrorContext(ctx, "JWKS fetch failed", "url", j.url, "error", err.Error())
-	}
-	remote, err := jwkset.NewStorageFromHTTP(j.url, jwkset.HTTPClientStorageOptions{
-		Client:                    j.client,
-		Ctx:                       j.ctx,
-		HTTPTimeout:               jwksTimeout,
-		NoErrorReturnFirstHTTPReq: true,
-		RefreshErrorHandler:       logErr,
-		RefreshInterval:           jwksRefresh,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("JWKS storage: %w", err)
-	}
-	storage, err := jwkset.NewHTTPClient(jwkset.HTTPClientOptions{
-		HTTPURLs:          map[string]jwkset.Storage{j.url: remote},
-		RateLimitWaitMax:  jwksTimeout,
-		RefreshUnknownKID: rate.NewLimiter(rate.Every(jwksUnknownKIDRL), 1),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("JWKS client: %w", err)
-	}
-	kf, err := keyfunc.New(keyfunc.Options{Ctx: j.ctx, Storage: storage, UseWhitelist: []jwkset.USE{"", jwkset.UseSig}})
-	if err != nil {
-		return nil, fmt.Errorf("JWKS keyfunc: %w", err)
-	}
-	j.kf = kf
-	return kf, nil
+	return j.kf, j.kf == nil || refresh || j.now().Sub(j.fetched) >= jwksRefresh
 }
 
-// newJWKSClient bounds what fetching a key set may cost: time, bytes, and
-// where redirects may lead.
+// fetch reads the set once, within ctx's deadline.
+func (j *jwks) fetch(ctx context.Context) (keyfunc.Keyfunc, error) {
+	// jwkset bounds a fetch by HTTPTimeout as well; set past ctx's
+	// deadline, so that the lookup's is the one.
+	timeout := time.Minute
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl) + time.Second
+	}
+	set, err := jwkset.NewStorageFromHTTP(j.url, jwkset.HTTPClientStorageOptions{
+		Client:      j.client,
+		Ctx:         ctx,
+		HTTPTimeout: timeout,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return keyfunc.New(keyfunc.Options{Storage: set, UseWhitelist: []jwkset.USE{"", jwkset.UseSig}})
+}
+
+// newJWKSClient bounds what fetching a key set may cost: bytes, and where
+// redirects may lead. Time is the lookup's deadline, on each request's
+// context.
 func newJWKSClient() *http.Client {
 	return &http.Client{
-		Timeout:   jwksTimeout,
 		Transport: cappedTransport{next: http.DefaultTransport, max: jwksMaxBytes},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > jwksMaxRedirects || !fetchable(req.URL) {

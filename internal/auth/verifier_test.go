@@ -1,6 +1,7 @@
 package auth_test
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -13,8 +14,10 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -330,8 +333,10 @@ func TestJWKSTooLargeOrDownIsRejectedNotHung(t *testing.T) {
 	}
 }
 
-// A JWKS endpoint that never answers costs a request at most the fetch
-// timeout, not a hang.
+// A JWKS endpoint that never answers costs a verification no more than its
+// own deadline: it is refused as keys_unavailable, for the deadline, when
+// the context's deadline (less the margin) has passed. No stopwatch: the
+// only time bound here is a watchdog against a hang.
 func TestJWKSFetchTimesOut(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -343,14 +348,188 @@ func TestJWKSFetchTimesOut(t *testing.T) {
 	}))
 	t.Cleanup(func() { close(release); hang.Close() })
 	v := newVerifier(t, auth.Config{JWKSURL: hang.URL})
-	start := time.Now()
-	_, err := v.Verify(context.Background(), sign(t, jwt.SigningMethodRS256, testKeys().rsa, "rsa1", good()))
-	if !errors.Is(err, auth.ErrInvalidToken) {
-		t.Errorf("error = %v, want ErrInvalidToken", err)
+	tok := sign(t, jwt.SigningMethodRS256, testKeys().rsa, "rsa1", good())
+	ctx, cancel := context.WithTimeout(context.Background(), auth.JWKSDeadlineMargin+time.Second)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := v.Verify(ctx, tok)
+		errc <- err
+	}()
+	select {
+	case err := <-errc:
+		if got := auth.Reason(err); got != auth.ReasonKeysUnavailable || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("error = %v (reason %q), want keys_unavailable for the deadline", err, got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Verify hangs on a JWKS that never answers")
 	}
-	if took := time.Since(start); took > 4500*time.Millisecond {
-		t.Errorf("took %v; the first fetch and one refresh should give up after 2 s each, inside the authorizer's 5 s", took)
+}
+
+// deadlineRecorder is a JWKS client's transport that notes each request's
+// deadline, then hands it on (or, with fail, answers an error at once).
+type deadlineRecorder struct {
+	fail bool
+	mu   sync.Mutex
+	seen []time.Time // the zero time for a request without a deadline
+}
+
+func (d *deadlineRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	dl, _ := r.Context().Deadline()
+	d.mu.Lock()
+	d.seen = append(d.seen, dl)
+	d.mu.Unlock()
+	if d.fail {
+		return nil, errors.New("the issuer is down")
 	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func (d *deadlineRecorder) deadlines() []time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.seen)
+}
+
+// A key lookup has one deadline, the invocation's own (its context's
+// deadline) less a margin to answer in: the first fetch and the refresh for
+// an unknown kid both end by it, rather than each taking a fixed timeout of
+// its own. Checked on the deadlines the fetches carry, not on a stopwatch.
+func TestJWKSLookupHasOneDeadline(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	srv := newJWKSServer(t, map[string]crypto.PublicKey{"rsa1": &k.rsa.PublicKey})
+	unknownKID := sign(t, jwt.SigningMethodRS256, k.rsa, "rsa2", good())
+
+	t.Run("the context's deadline less the margin", func(t *testing.T) {
+		rec := &deadlineRecorder{}
+		v := newVerifier(t, auth.Config{JWKSURL: srv.URL, HTTPClient: &http.Client{Transport: rec}})
+		invocation := time.Now().Add(time.Hour) // far: the bound is never reached here
+		ctx, cancel := context.WithDeadline(context.Background(), invocation)
+		defer cancel()
+		// The first fetch, then a refresh for the kid the set lacks.
+		if _, err := v.Verify(ctx, unknownKID); !errors.Is(err, auth.ErrInvalidToken) {
+			t.Fatalf("unknown kid: %v, want ErrInvalidToken", err)
+		}
+		seen := rec.deadlines()
+		if len(seen) != 2 {
+			t.Fatalf("%d fetches, want 2 (the first, and one refresh for the unknown kid)", len(seen))
+		}
+		for i, dl := range seen {
+			if want := invocation.Add(-auth.JWKSDeadlineMargin); !dl.Equal(want) {
+				t.Errorf("fetch %d: deadline %v, want the invocation's %v less %v", i+1, dl, invocation, auth.JWKSDeadlineMargin)
+			}
+		}
+	})
+
+	t.Run("without a deadline, one default", func(t *testing.T) {
+		rec := &deadlineRecorder{}
+		v := newVerifier(t, auth.Config{JWKSURL: srv.URL, HTTPClient: &http.Client{Transport: rec}})
+		before := time.Now()
+		if _, err := v.Verify(context.Background(), unknownKID); !errors.Is(err, auth.ErrInvalidToken) {
+			t.Fatalf("unknown kid: %v, want ErrInvalidToken", err)
+		}
+		after := time.Now()
+		seen := rec.deadlines()
+		if len(seen) != 2 || !seen[0].Equal(seen[1]) {
+			t.Fatalf("deadlines %v, want two fetches under one deadline", seen)
+		}
+		if dl := seen[0]; dl.Before(before.Add(auth.JWKSLookupDefault)) || dl.After(after.Add(auth.JWKSLookupDefault)) {
+			t.Errorf("deadline %v, want %v after the call began", dl, auth.JWKSLookupDefault)
+		}
+	})
+
+	t.Run("a deadline inside the margin fetches nothing", func(t *testing.T) {
+		rec := &deadlineRecorder{fail: true}
+		v := newVerifier(t, auth.Config{JWKSURL: srv.URL, HTTPClient: &http.Client{Transport: rec}})
+		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(auth.JWKSDeadlineMargin/2))
+		defer cancel()
+		_, err := v.Verify(ctx, sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", good()))
+		if got := auth.Reason(err); got != auth.ReasonKeysUnavailable {
+			t.Errorf("reason %q (%v), want keys_unavailable", got, err)
+		}
+		if n := len(rec.deadlines()); n != 0 {
+			t.Errorf("%d fetches with no time left to make one, want 0", n)
+		}
+		// Nothing was tried, so the next verification with time fetches.
+		if _, err := v.Verify(context.Background(), sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", good())); auth.Reason(err) != auth.ReasonKeysUnavailable {
+			t.Errorf("with the issuer down: %v, want keys_unavailable", err)
+		}
+		if n := len(rec.deadlines()); n != 1 {
+			t.Errorf("%d fetches, want 1", n)
+		}
+	})
+}
+
+// The key set is fetched again when it is older than an hour, by the
+// Verifier's clock; a failed refresh keeps the keys there were, and is tried
+// again no sooner than a minute later.
+func TestJWKSRefreshedHourly(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	srv := newJWKSServer(t, map[string]crypto.PublicKey{"rsa1": &k.rsa.PublicKey})
+	var down atomic.Bool
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			srv.fetches.Add(1)
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		srv.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	var logs syncBuffer
+	clock := now
+	v, err := auth.NewVerifier(t.Context(), auth.Config{
+		Issuer: issuer, Audience: audience, JWKSURL: front.URL,
+		Now:    func() time.Time { return clock },
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify := func(step string, wantFetches int32) {
+		t.Helper()
+		tok := sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", with(good(), "iat", clock.Add(-time.Minute).Unix(), "exp", clock.Add(time.Hour).Unix()))
+		if _, err := v.Verify(context.Background(), tok); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if n := srv.fetches.Load(); n != wantFetches {
+			t.Fatalf("%s: %d fetches, want %d", step, n, wantFetches)
+		}
+	}
+	verify("first use", 1)
+	clock = clock.Add(59 * time.Minute)
+	verify("59 minutes on", 1)
+	clock = clock.Add(2 * time.Minute)
+	verify("61 minutes on", 2)
+	down.Store(true)
+	clock = clock.Add(61 * time.Minute)
+	verify("an hour later, the issuer down: the old keys serve", 3)
+	verify("at once again: no new try", 3)
+	clock = clock.Add(time.Minute)
+	verify("a minute later: tried again", 4)
+	if !strings.Contains(logs.String(), "JWKS fetch failed") {
+		t.Errorf("no log line for the failed refresh:\n%s", logs.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func TestNewHS256TokenRoundTrip(t *testing.T) {
