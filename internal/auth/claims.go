@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -200,29 +199,8 @@ func hex4(b []byte) rune {
 
 // validSubject: a subject speaks for someone when it is valid UTF-8, has a
 // visible character (glyph.AnyVisible, as a plant name must) and none of
-// the characters a plant name refuses (refusedInName): it becomes the
+// the characters a plant name refuses (glyph.Refused): it becomes the
 // principal, in logs and in the gateway's context too.
 func validSubject(s string) bool {
-	return utf8.ValidString(s) && glyph.AnyVisible(s) && strings.IndexFunc(s, refusedInName) < 0
-}
-
-// refusedInName reports whether r is a character docs/design.md ("POST
-// /plants") refuses in a name, the rule of internal/plant (checkText):
-// control characters (Cc), U+2028 and U+2029, the bidirectional controls
-// (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069), U+FEFF and the
-// noncharacters (U+FDD0-U+FDEF, U+xxFFFE, U+xxFFFF). internal/plant keeps
-// it unexported; TestSubjectRefusesWhatANameRefuses holds the two equal for
-// every code point.
-func refusedInName(r rune) bool {
-	switch {
-	case unicode.Is(unicode.Cc, r):
-		return true
-	case r == 0x2028, r == 0x2029, r == 0xFEFF:
-		return true
-	case r == 0x061C, r == 0x200E, r == 0x200F, 0x202A <= r && r <= 0x202E, 0x2066 <= r && r <= 0x2069:
-		return true
-	case 0xFDD0 <= r && r <= 0xFDEF, r&0xFFFE == 0xFFFE:
-		return true
-	}
-	return false
+	return utf8.ValidString(s) && glyph.AnyVisible(s) && strings.IndexFunc(s, glyph.Refused) < 0
 }

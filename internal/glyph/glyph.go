@@ -88,3 +88,24 @@ var blanks = [...]rune{
 
 // blank reports whether r is one of the blanks.
 func blank(r rune) bool { return slices.Contains(blanks[:], r) }
+
+// Refused reports whether r may never stand in a name, a tag or a token's
+// subject: control
+// characters (Cc), the line and paragraph separators U+2028 and U+2029, the
+// bidirectional controls (U+061C, U+200E, U+200F, U+202A-U+202E,
+// U+2066-U+2069), the byte-order mark U+FEFF, and noncharacters
+// (U+FDD0-U+FDEF and U+xxFFFE, U+xxFFFF). Joiners, variation selectors and
+// combining marks are not refused: emoji sequences and many scripts need them.
+func Refused(r rune) bool {
+	switch {
+	case unicode.Is(unicode.Cc, r):
+		return true
+	case r == 0x2028, r == 0x2029, r == 0xFEFF:
+		return true
+	case r == 0x061C, r == 0x200E, r == 0x200F, 0x202A <= r && r <= 0x202E, 0x2066 <= r && r <= 0x2069:
+		return true
+	case 0xFDD0 <= r && r <= 0xFDEF, r&0xFFFE == 0xFFFE:
+		return true
+	}
+	return false
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/plantstore/plantstore/internal/glyph"
@@ -93,7 +92,7 @@ func checkText(s string, maxLen int) string {
 		return fmt.Sprintf("must be 1 to %d characters", maxLen)
 	}
 	for _, r := range s {
-		if refused(r) {
+		if glyph.Refused(r) {
 			return fmt.Sprintf("must not contain U+%04X (control characters, U+2028, U+2029, bidirectional controls, U+FEFF and noncharacters are refused)", r)
 		}
 	}
@@ -101,24 +100,4 @@ func checkText(s string, maxLen int) string {
 		return "must contain a visible character (a letter, mark, number, punctuation or symbol), not only white space or invisible ones"
 	}
 	return ""
-}
-
-// refused reports whether r may never stand in a name or tag: control
-// characters (Cc), the line and paragraph separators U+2028 and U+2029, the
-// bidirectional controls (U+061C, U+200E, U+200F, U+202A-U+202E,
-// U+2066-U+2069), the byte-order mark U+FEFF, and noncharacters
-// (U+FDD0-U+FDEF and U+xxFFFE, U+xxFFFF). Joiners, variation selectors and
-// combining marks are not refused: emoji sequences and many scripts need them.
-func refused(r rune) bool {
-	switch {
-	case unicode.Is(unicode.Cc, r):
-		return true
-	case r == 0x2028, r == 0x2029, r == 0xFEFF:
-		return true
-	case r == 0x061C, r == 0x200E, r == 0x200F, 0x202A <= r && r <= 0x202E, 0x2066 <= r && r <= 0x2069:
-		return true
-	case 0xFDD0 <= r && r <= 0xFDEF, r&0xFFFE == 0xFFFE:
-		return true
-	}
-	return false
 }
