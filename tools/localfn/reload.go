@@ -28,9 +28,18 @@ type generation struct {
 	inflight sync.WaitGroup
 }
 
+// DrainTimeout bounds how long a swapped-out generation may finish its
+// requests before it is closed anyway: the gateway's own bounds (30 s for a
+// body, 29 s for an integration) fit inside it, so only a request that hangs
+// (or one stopped at a breakpoint) is cut, with the function's error.
+const DrainTimeout = 60 * time.Second
+
 // Swapper serves the current generation. A swap sends new requests to the
-// next one at once; the old one finishes the requests it has, then closes.
+// next one at once; the old one finishes the requests it has, for Drain at
+// most (DrainTimeout when 0), then closes.
 type Swapper struct {
+	Drain time.Duration
+
 	mu  sync.Mutex
 	cur *generation
 }
@@ -53,8 +62,19 @@ func (s *Swapper) Swap(next Generation) {
 	old := s.cur
 	s.cur = &generation{Generation: next}
 	s.mu.Unlock()
+	drain := s.Drain
+	if drain == 0 {
+		drain = DrainTimeout
+	}
 	go func() {
-		old.inflight.Wait()
+		drained := make(chan struct{})
+		go func() { old.inflight.Wait(); close(drained) }()
+		timer := time.NewTimer(drain)
+		defer timer.Stop()
+		select {
+		case <-drained:
+		case <-timer.C:
+		}
 		old.Close()
 	}()
 }
@@ -136,7 +156,11 @@ func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *Set) error {
 	if err != nil {
 		return err
 	}
-	go w.Run(ctx)
+	go func() {
+		if err := w.Run(ctx); err != nil {
+			fmt.Fprintf(r.Out, "reload: off: %v; what is serving stays, restart the command to reload again\n", err)
+		}
+	}()
 	go r.Run(ctx, w, sw, set)
 	return nil
 }

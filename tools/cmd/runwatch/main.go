@@ -169,7 +169,11 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 	}
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	go w.Run(wctx)
+	go func() {
+		if err := w.Run(wctx); err != nil {
+			fmt.Fprintf(stdout, "reload: off: %v; what is serving stays, restart make run WATCH=1 to reload again\n", err)
+		}
+	}()
 
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
