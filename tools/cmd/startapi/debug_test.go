@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -13,9 +12,6 @@ import (
 
 	"github.com/plantstore/plantstore/tools/bootstraps"
 	"github.com/plantstore/plantstore/tools/delve"
-	"github.com/plantstore/plantstore/tools/emulator"
-	"github.com/plantstore/plantstore/tools/localfn"
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
 // make start-api DEBUG=CreatePlantFunction: createplant's debug build runs
@@ -88,100 +84,5 @@ func TestABreakpointStopsCreatePlant(t *testing.T) {
 	a := <-answered
 	if a.err != nil || a.status != 200 || !strings.Contains(a.body, `"Debugged"`) {
 		t.Fatalf("after continue: %d %s %v, want 200 with the plant", a.status, a.body, a.err)
-	}
-}
-
-// make start-api DEBUG=CreatePlantFunction WATCH=1: after a save, the
-// function is rebuilt as a debug build and the next invocation starts a new
-// Delve session on the same address, where a breakpoint stops the new code.
-func TestDebugSurvivesARebuild(t *testing.T) {
-	t.Parallel()
-	dlv := delve.Dlv(t, root)
-	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
-		emulator.Dynalite(t)
-	}
-	tree := watchtest.CopyTree(t)
-	boots := t.TempDir()
-	if out, err := localfn.Build(tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}, "CreatePlantFunction"); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	addr := delve.FreeAddr(t)
-	var stdout, stderr watchtest.Output
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	args := []string{"startapi", "-watch", "-bootstraps", boots, "-template", filepath.Join(tree, "template.yaml"),
-		"-env", filepath.Join(tree, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite"),
-		"-debug", "CreatePlantFunction", "-debug-addr", addr, "-dlv", dlv}
-	go func() {
-		done <- run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("run: %v", err)
-		}
-	})
-	banner := stdout.Banner(t)
-	if !strings.Contains(stdout.String(), "Debugging CreatePlantFunction: Delve listens on "+addr) {
-		t.Errorf("start-api does not say where Delve listens:\n%s", stdout.String())
-	}
-	// Bounds that only catch a hang.
-	wait, stopWaiting := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer stopWaiting()
-	send := func(body string) <-chan string {
-		answered := make(chan string, 1)
-		go func() {
-			req, _ := http.NewRequestWithContext(wait, "POST", banner.URL+"/plants", strings.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+banner.Token)
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				answered <- err.Error()
-				return
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			answered <- fmt.Sprintf("%d %s", resp.StatusCode, b)
-		}()
-		return answered
-	}
-	session := func(breakAt string) *delve.Client {
-		c, err := delve.Dial(wait, addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if breakAt != "" {
-			if _, err := c.Break(breakAt); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return c
-	}
-
-	first := send(`{"id":1,"name":}`)
-	c := session("")
-	go c.Continue()
-	if a := <-first; !strings.HasPrefix(a, "400 ") || !strings.Contains(a, "the body is not valid JSON") {
-		t.Fatalf("before the rebuild: %s", a)
-	}
-	c.Close()
-
-	watchtest.Edit(t, filepath.Join(tree, "internal", "httpapi", "decode.go"), `"the body is not valid JSON (at byte %d)"`, `"the body is no JSON (at byte %d)"`)
-	stdout.WaitFor(t, "; ready", 1)
-
-	second := send(`{"id":1,"name":}`)
-	const handler = "github.com/plantstore/plantstore/internal/httpapi.handleCreatePlant.func1"
-	c = session(handler)
-	defer c.Close()
-	st, err := c.Continue()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Stopped() != handler {
-		t.Fatalf("after the rebuild: stopped in %q, want the breakpoint in %s\n%s", st.Stopped(), handler, stdout.String())
-	}
-	go c.Continue()
-	if a := <-second; !strings.HasPrefix(a, "400 ") || !strings.Contains(a, "the body is no JSON") {
-		t.Fatalf("after the rebuild: %s, want the new code's 400", a)
 	}
 }
