@@ -13,6 +13,10 @@ require (
 	// service/codedeploy and service/lambda: the PreTraffic hook's clients, at the newest releases that need no
 	// newer core module than the functions use (aws-sdk-go-v2 v1.47.7).
 	github.com/aws/aws-sdk-go-v2/service/codedeploy v1.35.9
+	// service/cognitoidentityprovider: the hook reads its app client's secret (DescribeUserPoolClient).
+	// v1.70.0 needs no newer core module either, and its serde is the generated one without a
+	// schemas package, so it adds no schema variables to the hook's init.
+	github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider v1.70.0
 	// Pinned at v1.68.0, the last release before schema-based serde (v1.69.0),
 	// whose generated schema variables initialise at process start: createplant's
 	// cold start was 1.38-1.43x hello-world at v1.73.1 and is 1.19-1.26x here, the

@@ -41,7 +41,7 @@ func TestRolesAllowWhatTheirFunctionsNeed(t *testing.T) {
 				ro := e.roleOf(t, app, p["Role"])
 				var actions []string
 				need := func(action, resource string) {
-					needed = append(needed, ro.ask(action, resource, nil))
+					needed = append(needed, ro.ask(action, resource, resourceContext(t, app, resource)))
 					if !slices.Contains(actions, action) {
 						actions = append(actions, action)
 					}
@@ -115,6 +115,18 @@ func TestRolesAllowWhatTheirFunctionsNeed(t *testing.T) {
 	}
 }
 
+// resourceContext is what IAM sees of a resource of the stack when a call
+// reaches it: a user pool's tags.
+func resourceContext(t *testing.T, app *Resolved, arn string) map[string]any {
+	t.Helper()
+	for _, pool := range app.ResourcesOfType("AWS::Cognito::UserPool") {
+		if id, _ := app.Value(map[string]any{"Ref": pool}); strings.HasSuffix(arn, ":userpool/"+fmt.Sprint(id)) {
+			return tagContext(t, app, pool)
+		}
+	}
+	return nil
+}
+
 // callResources are the resources a function's call reaches, by its
 // configuration.
 func callResources(t *testing.T, app *Resolved, call string, vars map[string]any) []string {
@@ -134,6 +146,11 @@ func callResources(t *testing.T, app *Resolved, call string, vars map[string]any
 		}
 		slices.Sort(out)
 		return out
+	case "cognito-idp":
+		// The user pool whose app client the function reads.
+		if pool, ok := vars["COGNITO_USER_POOL_ID"]; ok && pool != "" {
+			return []string{fmt.Sprintf("arn:%s:cognito-idp:%s:%s:userpool/%v", partition, region, account, pool)}
+		}
 	case "codedeploy":
 		var out []string
 		for _, dg := range app.ResourcesOfType("AWS::CodeDeploy::DeploymentGroup") {

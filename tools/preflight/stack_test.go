@@ -280,7 +280,7 @@ func sdkCalls(t *testing.T, pkg string) []string {
 				if x == nil || !isInput || services[x.Name] == "" {
 					return true
 				}
-				action := services[x.Name] + ":" + op
+				action := iamPrefix(services[x.Name]) + ":" + op
 				if n, ok := iamName[action]; ok {
 					action = n
 				}
@@ -293,6 +293,15 @@ func sdkCalls(t *testing.T, pkg string) []string {
 	}
 	slices.Sort(calls)
 	return calls
+}
+
+// iamPrefix is IAM's name of an aws-sdk-go-v2 service package, where the
+// two differ.
+func iamPrefix(pkg string) string {
+	if p, ok := map[string]string{"cognitoidentityprovider": "cognito-idp"}[pkg]; ok {
+		return p
+	}
+	return pkg
 }
 
 // buildPackages maps each function to the package its Makefile target

@@ -301,6 +301,27 @@ func TestCognitoWhenNoIssuer(t *testing.T) {
 	for _, o := range []string{"TokenEndpoint", "ClientId", "TableName", "ApiUrl"} {
 		at(t, tpl, "Outputs", o)
 	}
+
+	// The PreTraffic hook is told what the authorizer is told, and obtains
+	// its token from the app client whose id is the authorizer's audience:
+	// Cognito's access tokens carry client_id and no aud, so a token of any
+	// other client would be refused and fail every release.
+	hook := at(t, tpl, "Resources", "PreTrafficFunction", "Properties", "Environment", "Variables").(map[string]any)
+	for _, k := range []string{"AUTH_ISSUER", "AUTH_AUDIENCE", "AUTH_REQUIRED_SCOPE"} {
+		if fmt.Sprint(hook[k]) != fmt.Sprint(env[k]) {
+			t.Errorf("the hook's %s = %v, want the authorizer's %v", k, hook[k], env[k])
+		}
+	}
+	audience := fmt.Sprint(at(t, env, "AUTH_AUDIENCE", "Fn::If").([]any)[1])
+	for k, want := range map[string]string{
+		"COGNITO_CLIENT_ID":      "map[Fn::If:[UseCognito " + audience + " ]]",
+		"COGNITO_USER_POOL_ID":   "map[Fn::If:[UseCognito map[Ref:UserPool] ]]",
+		"COGNITO_TOKEN_ENDPOINT": "map[Fn::If:[UseCognito " + fmt.Sprint(at(t, tpl, "Outputs", "TokenEndpoint", "Value")) + " ]]",
+	} {
+		if got := fmt.Sprint(hook[k]); got != want {
+			t.Errorf("the hook's %s = %s, want %s (empty with another issuer)", k, got, want)
+		}
+	}
 }
 
 func TestAlarms(t *testing.T) {

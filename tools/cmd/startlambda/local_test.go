@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,15 +34,14 @@ type server struct {
 
 // startServer runs make start-lambda's serve with the bootstraps in dir,
 // events/env.json's environments with createplant's store on a closed port
-// (no dynalite: the tests here never reach it) and hook changed by
-// hookEnv, the shell shell (PORT 0 unless it says), and cfg as adjust
-// leaves it; it waits for the banner.
-func startServer(t *testing.T, dir string, hookEnv, shell map[string]string, adjust func(*config), args ...string) *server {
+// (no dynalite) and each function's changed by envs, the shell shell (PORT
+// 0 unless it says), and cfg as adjust leaves it; it waits for the banner.
+func startServer(t *testing.T, dir string, envs map[string]map[string]string, shell map[string]string, adjust func(*config), args ...string) *server {
 	t.Helper()
 	env := fixtures.Env()
 	env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = "http://127.0.0.1:9"
-	for k, v := range hookEnv {
-		env["PreTrafficFunction"][k] = v
+	for fn, vars := range envs {
+		maps.Copy(env[fn], vars)
 	}
 	raw, _ := json.Marshal(env)
 	envFile := filepath.Join(t.TempDir(), "env.json")
@@ -189,7 +190,9 @@ func cutOff(t *testing.T, addr, head string) {
 // The PreTraffic hook, invoked through make start-lambda from a shell that
 // holds AWS credentials, proves both functions and reports to the tool's
 // CodeDeploy recorder, not to AWS: the real hook bootstrap's report is
-// printed, and the invocation succeeds.
+// printed, and the invocation succeeds. createplant's store here accepts
+// every write (the hook stores its reserved plant; what a store does is
+// tested elsewhere).
 func TestPreTrafficHookReportsLocally(t *testing.T) {
 	t.Parallel()
 	var dir string
@@ -199,7 +202,20 @@ func TestPreTrafficHookReportsLocally(t *testing.T) {
 	port := freePort(t) // the hook calls back into make start-lambda, so its URL goes into the env file
 	url := "http://127.0.0.1:" + port
 	shell := map[string]string{"PORT": port, "AWS_ACCESS_KEY_ID": "AKIASHELLKEYEXAMPLE", "AWS_SECRET_ACCESS_KEY": "shell-secret", "AWS_SESSION_TOKEN": "shell-token"}
-	s := startServer(t, dir, map[string]string{"AWS_ENDPOINT_URL_LAMBDA": url}, shell, nil)
+	store := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		if r.Header.Get("X-Amz-Target") != "DynamoDB_20120810.PutItem" {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"__type":"com.amazon.coral.validate#ValidationException","message":"only PutItem here"}`)
+			return
+		}
+		io.WriteString(w, `{}`)
+	}))
+	t.Cleanup(store.Close)
+	s := startServer(t, dir, map[string]map[string]string{
+		"PreTrafficFunction":  {"AWS_ENDPOINT_URL_LAMBDA": url},
+		"CreatePlantFunction": {"AWS_ENDPOINT_URL_DYNAMODB": store.URL},
+	}, shell, nil)
 	client := awslambda.New(awslambda.Options{
 		Region: "us-east-1", BaseEndpoint: aws.String(s.url),
 		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
