@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/devserver"
+	"github.com/plantstore/plantstore/tools/localfn"
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/watch"
 )
@@ -82,7 +83,15 @@ func (s *supervisor) swap(start func() (*child, error), restart func() (*child, 
 		s.cond.Broadcast()
 		s.mu.Unlock()
 	}()
-	old.inflight.Wait()
+	// The old server finishes its requests for localfn.DrainTimeout at most
+	// (the local API's own read, write and store bounds fit inside it), so
+	// a hung request never holds a reload.
+	drained := make(chan struct{})
+	go func() { old.inflight.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(localfn.DrainTimeout):
+	}
 	_ = old.srv.Stop()
 	next, err := start()
 	if err != nil {
