@@ -9,11 +9,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plantstore/plantstore/internal/devserver"
 )
 
 func short(c *config) {
-	c.limits = limits{readHeader: 300 * time.Millisecond, read: 600 * time.Millisecond, write: time.Second,
-		idle: 300 * time.Millisecond, request: time.Second, maxHeaderBytes: 4 << 10}
+	c.timeouts = devserver.Timeouts{ReadHeader: 300 * time.Millisecond, Read: 600 * time.Millisecond, Write: time.Second,
+		Idle: 300 * time.Millisecond, MaxHeaderBytes: 4 << 10}
+	c.request = time.Second
 }
 
 func dial(t *testing.T, url string) net.Conn {

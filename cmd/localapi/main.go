@@ -38,23 +38,9 @@ func main() {
 	}
 }
 
-// limits keep slow, idle or greedy clients from holding the server. The
-// defaults: 5 s for the request line and headers and 10 s for the whole
-// request (a body is at most 64 KiB, httpapi.MaxBodyBytes, which crosses
-// loopback in microseconds and a slow network in well under a second, so a
-// client that trickles its body is cut off within 10 s); 15 s to write an
-// answer, past the 10 s of store work a request may take; 60 s idle between
-// requests, the SDKs' keep-alive reuse.
-type limits struct {
-	readHeader, read, write, idle time.Duration
-	request                       time.Duration // store work per request; past it, 503
-	maxHeaderBytes                int
-}
-
-var defaultLimits = limits{
-	readHeader: 5 * time.Second, read: 10 * time.Second, write: 15 * time.Second, idle: 60 * time.Second,
-	request: 10 * time.Second, maxHeaderBytes: 16 << 10,
-}
+// requestTimeout bounds the store work of each request; past it, 503. The
+// server's own bounds are devserver.APITimeouts, which fit around it.
+const requestTimeout = 10 * time.Second
 
 const (
 	tokenCacheTTL  = 300 * time.Second // the gateway's authorizer cache in template.yaml
@@ -66,7 +52,8 @@ type config struct {
 	host       string // 127.0.0.1 unless HOST says otherwise
 	port       int
 	allowHosts devserver.Hosts // Host names answered beside loopback ones: ALLOW_HOSTS, and HOST when it names one address
-	limits     limits
+	timeouts   devserver.Timeouts
+	request    time.Duration // store work per request; past it, 503
 	storePath  string
 	tableName  string
 	auth       auth.Config
@@ -78,7 +65,8 @@ type config struct {
 func loadConfig(getenv func(string) string) (config, error) {
 	c := config{
 		host:      "127.0.0.1",
-		limits:    defaultLimits,
+		timeouts:  devserver.APITimeouts(),
+		request:   requestTimeout,
 		storePath: ".plantstore/plants.db",
 		tableName: getenv("TABLE_NAME"),
 		auth:      auth.ConfigFromEnv(getenv),
@@ -150,44 +138,35 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	}
 	defer closeStore()
 
-	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)))
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
 	// Accepted tokens are remembered as API Gateway remembers its authorizer's answers.
 	tokens := auth.NewCached(verifier, tokenCacheTTL, tokenCacheSize, time.Now)
 	refuse := func(w http.ResponseWriter, r *http.Request, reason string) {
 		logger.Warn("refused a request a web page may have sent", "reason", reason, "host", r.Host, "origin", r.Header.Get("Origin"))
 		writeRefusal(w, reason)
 	}
-	handler := devserver.LoopbackOnly(withTimeout(cfg.limits.request, httpapi.NewHandler(store, logger, httpapi.RequireToken(tokens))), cfg.allowHosts, refuse)
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: cfg.limits.readHeader,
-		ReadTimeout:       cfg.limits.read,
-		WriteTimeout:      cfg.limits.write,
-		IdleTimeout:       cfg.limits.idle,
-		MaxHeaderBytes:    cfg.limits.maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
 	if ip := net.ParseIP(cfg.host); cfg.host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		logger.Warn("listening beyond loopback: anyone who can reach this address can try tokens", "host", cfg.host,
 			"answered", "requests naming a loopback host, the address listened on or a name of ALLOW_HOSTS")
 	}
-	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "Plant Store local API listening on %s (store: %s)\n", url, where)
-	if cfg.auth.HS256Secret != nil {
+	srv := devserver.Server{
+		Name:     "Plant Store local API",
+		Addr:     net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)),
+		Handler:  devserver.LoopbackOnly(withTimeout(cfg.request, httpapi.NewHandler(store, logger, httpapi.RequireToken(tokens))), cfg.allowHosts, refuse),
+		Timeouts: cfg.timeouts,
+		Logger:   logger,
+	}
+	return srv.Run(ctx, stdout, func(url string) error {
+		fmt.Fprintf(stdout, "Plant Store local API listening on %s (store: %s)\n", url, where)
+		if cfg.auth.HS256Secret == nil {
+			return nil
+		}
 		note := ""
 		if cfg.generated {
 			note = "; the secret is new each run, set AUTH_HS256_SECRET to keep tokens across restarts"
 		}
 		spec := auth.TokenSpec{Issuer: cfg.auth.Issuer, Audience: cfg.auth.Audience, Subject: "local-developer", Scope: cfg.tokenScope}
-		if err := devserver.PrintToken(stdout, cfg.auth.HS256Secret, spec, url, note, time.Now()); err != nil {
-			return err
-		}
-	}
-	return devserver.Serve(ctx, srv, ln, stdout, "Plant Store local API")
+		return devserver.PrintToken(stdout, cfg.auth.HS256Secret, spec, url, note, time.Now())
+	})
 }
 
 // openStore opens the embedded store, or DynamoDB when TABLE_NAME is set.

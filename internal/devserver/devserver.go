@@ -1,11 +1,13 @@
 // Package devserver holds what the servers a developer runs on a laptop
-// share: make run (cmd/localapi), make start-api (tools/cmd/startapi) and
-// make start-lambda (tools/cmd/startlambda). They read PORT the same way,
-// answer only this machine's programs and pages (LoopbackOnly), print the
-// same kind of banner (where they listen, a token the server accepts and a
-// curl line to try it), and stop the same way: on SIGINT or SIGTERM,
-// requests in flight finish, one "stopped" line is printed and the process
-// exits 0.
+// share: make run (cmd/localapi), make start-api (tools/cmd/startapi), make
+// start-lambda (tools/cmd/startlambda) and make run WATCH=1's front
+// (tools/cmd/runwatch). They read PORT the same way, answer only this
+// machine's programs and pages (LoopbackOnly), listen, serve and stop with
+// one skeleton (Server.Run) whose bounds are chosen here (APITimeouts,
+// ToolTimeouts), print the same kind of banner (where they listen, a token
+// the server accepts and a curl line to try it), and stop the same way: on
+// SIGINT or SIGTERM, requests in flight finish, one "stopped" line is
+// printed and the process exits 0.
 package devserver
 
 import (
@@ -40,15 +42,33 @@ func Port(getenv func(string) string, def int) (int, error) {
 	return p, nil
 }
 
-// Timeouts bound how long one client may hold a connection.
+// Timeouts bound how long one client may hold a connection and how large
+// a head it may send. They are chosen once, here, for the two kinds of
+// server: APITimeouts and ToolTimeouts.
 type Timeouts struct {
-	ReadHeader time.Duration // to send the request line and the headers
-	Read       time.Duration // to send the whole request, headers and body
-	Idle       time.Duration // between two requests on a kept-alive connection
+	ReadHeader     time.Duration // to send the request line and the headers
+	Read           time.Duration // to send the whole request, headers and body
+	Write          time.Duration // to be answered, from the end of the head; 0 for none
+	Idle           time.Duration // between two requests on a kept-alive connection
+	MaxHeaderBytes int           // the request line and headers; 0 for net/http's 1 MB
 }
 
-// ToolTimeouts are make start-api's and make start-lambda's (make run keeps
-// tighter ones of its own, for its 64 KiB bodies):
+// APITimeouts are make run's (cmd/localapi), whose bodies are at most
+// 64 KiB (httpapi.MaxBodyBytes) and whose store work is bounded by 10 s:
+//
+//   - ReadHeader 5 s and Read 10 s: a 64 KiB body crosses loopback in
+//     microseconds and a slow network in well under a second, so a client
+//     that trickles its body is cut off within 10 s;
+//   - Write 15 s: past the 10 s of store work a request may take;
+//   - Idle 60 s between requests, the SDKs' keep-alive reuse;
+//   - MaxHeaderBytes 16 KiB: a bearer token and the usual headers, with room.
+func APITimeouts() Timeouts {
+	return Timeouts{ReadHeader: 5 * time.Second, Read: 10 * time.Second, Write: 15 * time.Second, Idle: 60 * time.Second, MaxHeaderBytes: 16 << 10}
+}
+
+// ToolTimeouts are make start-api's, make start-lambda's and the front of
+// make run WATCH=1 (which passes requests on to a make run process that
+// keeps APITimeouts):
 //
 //   - ReadHeader 10 s: a header crosses loopback in microseconds; 10 s
 //     still lets a person type one into nc;
@@ -60,29 +80,51 @@ type Timeouts struct {
 //     off. It bounds the reading only: net/http clears the deadline once the
 //     body is read, so a function may run longer and still answer;
 //   - Idle 60 s between requests, the SDKs' keep-alive reuse;
-//   - no WriteTimeout: an invocation is answered only when the function
-//     returns, which may take its whole timeout (the PreTraffic hook's 60 s;
-//     Lambda allows 15 minutes), so a write deadline would cut good answers.
+//   - no Write: an invocation is answered only when the function returns,
+//     which may take its whole timeout (the PreTraffic hook's 60 s; Lambda
+//     allows 15 minutes), so a write deadline would cut good answers;
+//   - net/http's 1 MB of headers: start-api sets the gateway's own quota.
 func ToolTimeouts() Timeouts {
 	return Timeouts{ReadHeader: 10 * time.Second, Read: 40 * time.Second, Idle: 60 * time.Second}
 }
 
-// Server is an http.Server for h that keeps to t and logs its own errors (a
-// request cut off, a malformed one) through logger at warn.
-func (t Timeouts) Server(h http.Handler, logger *slog.Logger) *http.Server {
-	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: t.ReadHeader,
-		ReadTimeout:       t.Read,
-		IdleTimeout:       t.Idle,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+// Server is a server a developer runs on this machine: make run, make
+// start-api, make start-lambda and make run WATCH=1's front are each one.
+type Server struct {
+	Name     string // what the stop line names, e.g. "Plant Store start-api"; "" prints none
+	Addr     string // host:port; port 0 takes a free one
+	Handler  http.Handler
+	Timeouts Timeouts
+	Logger   *slog.Logger // the server's own errors (a request cut off, a malformed one), at warn
 }
 
-// Serve serves srv on ln until ctx ends, then shuts it down: requests in
-// flight finish (for up to shutdownTimeout) and "<name> stopped" is
-// printed to stdout. A clean stop is a nil error.
-func Serve(ctx context.Context, srv *http.Server, ln net.Listener, stdout io.Writer, name string) error {
+// Run listens on s.Addr, calls ready with the URL it serves (to print the
+// banner), then serves until ctx ends and shuts down: requests in flight
+// finish (for up to shutdownTimeout) and "<Name> stopped" is printed to
+// stdout. Requests' contexts outlive ctx, so that a request in flight is
+// not cut by the stop. A clean stop is a nil error.
+func (s Server) Run(ctx context.Context, stdout io.Writer, ready func(url string) error) error {
+	ln, err := net.Listen("tcp", s.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	t := s.Timeouts
+	srv := &http.Server{
+		Handler:           s.Handler,
+		ReadHeaderTimeout: t.ReadHeader,
+		ReadTimeout:       t.Read,
+		WriteTimeout:      t.Write,
+		IdleTimeout:       t.Idle,
+		MaxHeaderBytes:    t.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	if ready != nil {
+		if err := ready("http://" + ln.Addr().String()); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -98,7 +140,9 @@ func Serve(ctx context.Context, srv *http.Server, ln net.Listener, stdout io.Wri
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
 	}
-	fmt.Fprintln(stdout, name, "stopped")
+	if s.Name != "" {
+		fmt.Fprintln(stdout, s.Name, "stopped")
+	}
 	return nil
 }
 

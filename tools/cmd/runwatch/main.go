@@ -20,7 +20,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"os"
@@ -29,82 +28,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/plantstore/plantstore/internal/devserver"
-	"github.com/plantstore/plantstore/tools/localfn"
+	"github.com/plantstore/plantstore/tools/localserve"
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/watch"
 )
 
 func main() {
 	proc.Main("run", func(ctx context.Context) error { return run(ctx, os.Environ(), os.Stdout, os.Stderr, ".") })
-}
-
-// child is one cmd/localapi process and the requests it is serving.
-type child struct {
-	srv      *proc.Server
-	proxy    *httputil.ReverseProxy
-	inflight sync.WaitGroup
-}
-
-// supervisor hands each request to the current child; while it swaps
-// children, new requests wait.
-type supervisor struct {
-	mu       sync.Mutex
-	cond     *sync.Cond
-	cur      *child
-	swapping bool
-}
-
-func (s *supervisor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	for s.swapping {
-		s.cond.Wait()
-	}
-	c := s.cur
-	c.inflight.Add(1)
-	s.mu.Unlock()
-	defer c.inflight.Done()
-	c.proxy.ServeHTTP(w, r)
-}
-
-// swap stops the current child once its requests are done and starts the
-// one start makes; if that fails, it starts the old binary again.
-func (s *supervisor) swap(start func() (*child, error), restart func() (*child, error)) error {
-	s.mu.Lock()
-	s.swapping = true
-	old := s.cur
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.swapping = false
-		s.cond.Broadcast()
-		s.mu.Unlock()
-	}()
-	// The old server finishes its requests for localfn.DrainTimeout at most
-	// (the local API's own read, write and store bounds fit inside it), so
-	// a hung request never holds a reload.
-	drained := make(chan struct{})
-	go func() { old.inflight.Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(localfn.DrainTimeout):
-	}
-	_ = old.srv.Stop()
-	next, err := start()
-	if err != nil {
-		back, rerr := restart()
-		if rerr != nil {
-			return errors.Join(err, rerr)
-		}
-		next = back
-	}
-	s.mu.Lock()
-	s.cur = next
-	s.mu.Unlock()
-	return err
 }
 
 // run serves with environ, the environment that every local API process
@@ -146,31 +79,40 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 		out, err := cmd.CombinedOutput()
 		return bin, string(out), err
 	}
-	startChild := func(bin string) (*child, error) {
-		srv, err := proc.StartServer(bin, env, secret != "", stderr)
-		if err != nil {
-			return nil, err
-		}
+	// A generation is one cmd/localapi process, to which a reverse proxy
+	// passes the requests.
+	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	generationOf := func(srv *proc.Server) (localserve.Generation, error) {
 		target, err := url.Parse(srv.URL)
 		if err != nil {
-			srv.Stop()
-			return nil, err
+			_ = srv.Stop()
+			return localserve.Generation{}, err
 		}
 		p := httputil.NewSingleHostReverseProxy(target)
-		p.ErrorLog = slog.NewLogLogger(slog.NewJSONHandler(stderr, nil), slog.LevelWarn)
-		return &child{srv: srv, proxy: p}, nil
+		p.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
+		return localserve.Generation{Handler: p, Close: func() { _ = srv.Stop() }}, nil
+	}
+	start := func(bin string) (localserve.Generation, error) {
+		srv, err := proc.StartServer(bin, env, secret != "", stderr)
+		if err != nil {
+			return localserve.Generation{}, err
+		}
+		return generationOf(srv)
 	}
 
 	bin, out, err := build()
 	if err != nil {
 		return fmt.Errorf("build cmd/localapi:\n%s", out)
 	}
-	first, err := startChild(bin)
+	first, err := proc.StartServer(bin, env, secret != "", stderr)
 	if err != nil {
 		return err
 	}
-	s := &supervisor{cur: first}
-	s.cond = sync.NewCond(&s.mu)
+	gen, err := generationOf(first)
+	if err != nil {
+		return err
+	}
+	sw := localserve.NewSwapper(gen)
 
 	w, err := watch.New(root, "", 150*time.Millisecond)
 	if err != nil {
@@ -184,31 +126,30 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 		}
 	}()
 
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "Plant Store local API listening on %s (watching the source: a change rebuilds and restarts it)\n", url)
-	if first.srv.Token != "" {
-		fmt.Fprintf(stdout, "Token (valid 24h0m0s; the same across reloads):\n%s\n", first.srv.Token)
-		fmt.Fprintf(stdout, "Try:\ncurl -i %s/plants -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '{\"id\":%d,\"name\":\"Monstera\",\"tag\":\"indoor\"}'\n", url, first.srv.Token, time.Now().Unix())
-	}
 	go func() {
 		current := bin
 		for c := range w.Changes() {
 			if len(c.Go) == 0 {
 				continue
 			}
-			start := time.Now()
+			began := time.Now()
 			next, out, err := build()
 			if err != nil {
 				fmt.Fprintf(stdout, "reload: %s changed; the build failed, the last good code keeps serving:\n%s", c, out)
 				continue
 			}
-			built := time.Since(start)
-			prev := current
-			err = s.swap(func() (*child, error) { return startChild(next) }, func() (*child, error) { return startChild(prev) })
+			built := time.Since(began)
+			// One process at a time holds the bbolt file: the old one
+			// stops before the new one starts, and if the new one fails
+			// the old binary starts again.
+			err = sw.Replace(func() (localserve.Generation, error) {
+				g, err := start(next)
+				if err != nil {
+					back, rerr := start(current)
+					return back, errors.Join(err, rerr)
+				}
+				return g, nil
+			})
 			if err != nil {
 				fmt.Fprintf(stdout, "reload: %s changed; the new code did not start (%v), the last good code keeps serving\n", c, err)
 				continue
@@ -217,13 +158,16 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 			fmt.Fprintf(stdout, "reload: %s changed; built in %s; ready\n", c, built.Round(time.Millisecond))
 		}
 	}()
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second}
-	err = devserver.Serve(ctx, srv, ln, io.Discard, "")
-	s.mu.Lock()
-	cur := s.cur
-	s.mu.Unlock()
-	cur.inflight.Wait()
-	_ = cur.srv.Stop()
+	srv := devserver.Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Handler: sw, Timeouts: devserver.ToolTimeouts(), Logger: logger}
+	err = srv.Run(ctx, stdout, func(url string) error {
+		fmt.Fprintf(stdout, "Plant Store local API listening on %s (watching the source: a change rebuilds and restarts it)\n", url)
+		if first.Token != "" {
+			fmt.Fprintf(stdout, "Token (valid 24h0m0s; the same across reloads):\n%s\n", first.Token)
+			fmt.Fprintf(stdout, "Try:\ncurl -i %s/plants -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '{\"id\":%d,\"name\":\"Monstera\",\"tag\":\"indoor\"}'\n", url, first.Token, time.Now().Unix())
+		}
+		return nil
+	})
+	sw.Close() // the current process finishes its requests and stops
 	if err == nil {
 		fmt.Fprintln(stdout, "Plant Store local API stopped")
 	}

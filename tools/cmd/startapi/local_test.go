@@ -16,13 +16,14 @@ import (
 	"github.com/plantstore/plantstore/internal/devserver"
 	"github.com/plantstore/plantstore/tools/bootstraps"
 	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/tools/localserve"
 	"github.com/plantstore/plantstore/tools/proc"
 )
 
 // startQuick runs make start-api's serve on a free port with no bootstraps
 // and createplant's store on a closed port (no dynalite): for requests that
 // never reach a function. adjust, when not nil, changes the configuration.
-func startQuick(t *testing.T, adjust func(*config), args ...string) string {
+func startQuick(t *testing.T, adjust func(*localserve.Config), args ...string) string {
 	t.Helper()
 	env := fixtures.Env()
 	env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = "http://127.0.0.1:9"
@@ -36,7 +37,8 @@ func startQuick(t *testing.T, adjust func(*config), args ...string) string {
 	var stdout, stderr bootstraps.Output
 	args = append([]string{"startapi", "-bootstraps", t.TempDir(), "-template", filepath.Join(root, "template.yaml"),
 		"-env", envFile, "-data", filepath.Join(t.TempDir(), "dynalite")}, args...)
-	cfg, err := loadConfig(args, lookupEnv, &stderr)
+	c := command()
+	cfg, err := c.Parse(args, lookupEnv, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +47,7 @@ func startQuick(t *testing.T, adjust func(*config), args ...string) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, lookupEnv, &stdout, &stderr) }()
+	go func() { done <- c.Serve(ctx, cfg, lookupEnv, &stdout, &stderr) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -129,8 +131,8 @@ func TestWebPagesAreRefused(t *testing.T) {
 // reads what is left of a small body before it answers.
 func TestSlowClientsAreCutOff(t *testing.T) {
 	t.Parallel()
-	url := startQuick(t, func(c *config) {
-		c.timeouts = devserver.Timeouts{ReadHeader: time.Second, Read: time.Second, Idle: time.Second}
+	url := startQuick(t, func(c *localserve.Config) {
+		c.Timeouts = devserver.Timeouts{ReadHeader: time.Second, Read: time.Second, Idle: time.Second}
 	})
 	cutOff(t, strings.TrimPrefix(url, "http://"), "POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
 }

@@ -19,17 +19,12 @@ package main
 
 import (
 	"cmp"
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"os"
 	"slices"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -37,129 +32,69 @@ import (
 	"github.com/plantstore/plantstore/internal/devserver"
 	"github.com/plantstore/plantstore/tools/gateway"
 	"github.com/plantstore/plantstore/tools/localfn"
-	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/tools/localserve"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
-func main() {
-	proc.Main("start-api", func(ctx context.Context) error { return run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr) })
+func main() { command().Main() }
+
+// command is make start-api; its own flag -api names the API to serve.
+func command() localserve.Command {
+	apiID := "PlantsApi"
+	return localserve.Command{
+		Target: "start-api",
+		Port:   3000,
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&apiID, "api", apiID, "logical ID of the AWS::Serverless::Api to serve")
+		},
+		Tool: func(cfg localserve.Config, lookupEnv func(string) (string, bool)) localserve.Tool {
+			return gatewayTool(cfg, apiID, lookupEnv)
+		},
+	}
 }
 
-func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
-	cfg, err := loadConfig(args, lookupEnv, stderr)
-	if err != nil {
-		return err
-	}
-	return serve(ctx, cfg, lookupEnv, stdout, stderr)
-}
-
-// config is what the flags and PORT say, read once.
-type config struct {
-	flags    *localfn.Flags
-	apiID    string
-	port     int
-	timeouts devserver.Timeouts
-}
-
-func loadConfig(args []string, lookupEnv func(string) (string, bool), stderr io.Writer) (config, error) {
-	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
-	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg := config{flags: localfn.AddFlags(fs), timeouts: devserver.ToolTimeouts()}
-	fs.StringVar(&cfg.apiID, "api", "PlantsApi", "logical ID of the AWS::Serverless::Api to serve")
-	if err := fs.Parse(args[1:]); err != nil {
-		return cfg, err
-	}
-	if cfg.flags.Bootstraps == "" {
-		return cfg, errors.New("-bootstraps is required (make start-api builds them)")
-	}
-	var err error
-	cfg.port, err = devserver.Port(getenv, 3000)
-	return cfg, err
-}
-
-// serve runs the gateway that cfg describes until ctx ends.
-func serve(ctx context.Context, cfg config, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
-	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
-	flags, apiID := cfg.flags, cfg.apiID
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-
-	tpl, err := samtemplate.Load(flags.Template)
-	if err != nil {
-		return err
-	}
-	api, err := tpl.RestAPI(apiID)
-	if err != nil {
-		return err
-	}
-	fnCfg := flags.Config(lookupEnv, stderr)
-	served := func(tpl *samtemplate.Template) ([]string, error) { return servedFunctions(tpl, apiID) }
-	names, err := served(tpl)
-	if err != nil {
-		return err
-	}
-	fns, err := localfn.PrepareTemplate(ctx, tpl, fnCfg, names)
-	if err != nil {
-		return err
-	}
-	defer fns.Close()
-	envs := fns.Env
-	// A generation is the gateway read from the template and the functions
-	// it invokes; WATCH=1 makes a new one on each change. current is the
-	// newest gateway, whose gateway responses answer refused requests.
+// gatewayTool serves the API apiID as API Gateway would, in front of its
+// functions.
+func gatewayTool(cfg localserve.Config, apiID string, lookupEnv func(string) (string, bool)) localserve.Tool {
+	// current is the newest gateway, whose gateway responses answer
+	// refused requests.
 	var current atomic.Pointer[gateway.Gateway]
-	next := func(set *localfn.Set) (localfn.Generation, error) {
-		api, err := set.Template.RestAPI(apiID)
-		if err != nil {
-			return localfn.Generation{}, err
-		}
-		functions := runtimeapi.NewFunctions(set.Specs, stderr)
-		gw, err := gateway.New(api, functions, time.Now, logger)
-		if err != nil {
-			functions.Close()
-			return localfn.Generation{}, err
-		}
-		if flags.Debug != "" {
-			// A function stopped at a breakpoint is not a timed-out
-			// integration: no timeout while debugging (runtimeapi.Spec).
-			gw.IntegrationTimeout = 24 * time.Hour
-		}
-		current.Store(gw)
-		return localfn.Generation{Handler: gw, Close: functions.Close}, nil
+	return localserve.Tool{
+		Name:      "Plant Store start-api",
+		Functions: func(tpl *samtemplate.Template) ([]string, error) { return servedFunctions(tpl, apiID) },
+		Front: func(set *localfn.Set, fns *runtimeapi.Functions, logger *slog.Logger) (http.Handler, error) {
+			api, err := set.Template.RestAPI(apiID)
+			if err != nil {
+				return nil, err
+			}
+			gw, err := gateway.New(api, fns, time.Now, logger)
+			if err != nil {
+				return nil, err
+			}
+			if cfg.Debug != "" {
+				// A function stopped at a breakpoint is not a timed-out
+				// integration: no timeout while debugging (runtimeapi.Spec).
+				gw.IntegrationTimeout = 24 * time.Hour
+			}
+			current.Store(gw)
+			return gw, nil
+		},
+		Refuse: func(w http.ResponseWriter, _ string) { current.Load().Refuse(w) },
+		Describe: func(set *localfn.Set) string {
+			api, _ := set.Template.RestAPI(apiID) // read by Functions already
+			return fmt.Sprintf("%s from %s, stage %s; no stage prefix in paths, as under sam local start-api", apiID, cfg.Template, api.Stage)
+		},
+		Try: func(w io.Writer, url string, set *localfn.Set) error {
+			api, _ := set.Template.RestAPI(apiID)
+			if api.Authorizer == nil {
+				return nil
+			}
+			getenv := func(k string) string { v, _ := lookupEnv(k); return v }
+			return printToken(w, set.Env[api.Authorizer.Function], getenv("TOKEN_SCOPE"), url)
+		},
+		MaxHeaderBytes: gateway.MaxHeaderBytes, // net/http adds 4 KiB of slack; the gateway checks the exact quota
 	}
-	first, err := next(fns)
-	if err != nil {
-		return err
-	}
-	sw := localfn.NewSwapper(first)
-	defer sw.Close()
-	if flags.Watch {
-		r := &localfn.Reloader{Root: flags.Root(), Config: fnCfg, Functions: served, Next: next, Out: stdout}
-		if err := r.Start(ctx, sw, fns); err != nil {
-			return err
-		}
-	}
-
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.port)))
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	refuse := func(w http.ResponseWriter, r *http.Request, reason string) {
-		logger.Warn("refused a request a web page may have sent", "reason", reason, "host", r.Host, "origin", r.Header.Get("Origin"))
-		current.Load().Refuse(w)
-	}
-	srv := cfg.timeouts.Server(devserver.LoopbackOnly(sw, flags.AllowHosts, refuse), logger)
-	srv.MaxHeaderBytes = gateway.MaxHeaderBytes // net/http adds 4 KiB of slack; the gateway checks the exact quota
-	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "Plant Store start-api listening on %s (%s from %s, stage %s; no stage prefix in paths, as under sam local start-api)\n", url, apiID, flags.Template, api.Stage)
-	flags.DebugNote(stdout)
-	if api.Authorizer != nil {
-		if err := printToken(stdout, envs[api.Authorizer.Function], getenv("TOKEN_SCOPE"), url); err != nil {
-			return err
-		}
-	}
-	return devserver.Serve(ctx, srv, ln, stdout, "Plant Store start-api")
 }
 
 // printToken prints a token that the authorizer accepts, when its

@@ -45,7 +45,7 @@ func startAPIWith(t *testing.T, dir string, flags ...string) proc.Banner {
 		"-env", filepath.Join(root, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite")}
 	args = append(args, flags...)
 	go func() {
-		done <- run(ctx, args, func(k string) (string, bool) { v, ok := shell[k]; return v, ok }, &stdout, &stderr)
+		done <- command().Run(ctx, args, func(k string) (string, bool) { v, ok := shell[k]; return v, ok }, &stdout, &stderr)
 	}()
 	t.Cleanup(func() {
 		cancel()

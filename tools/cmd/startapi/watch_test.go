@@ -39,7 +39,7 @@ func TestReloads(t *testing.T) {
 	args := []string{"startapi", "-watch", "-bootstraps", boots, "-template", filepath.Join(tree, "template.yaml"),
 		"-env", filepath.Join(tree, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite")}
 	go func() {
-		done <- run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
+		done <- command().Run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -23,6 +23,7 @@ import (
 	"github.com/plantstore/plantstore/internal/devserver"
 	"github.com/plantstore/plantstore/tools/bootstraps"
 	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/tools/localserve"
 	"github.com/plantstore/plantstore/tools/proc"
 )
 
@@ -36,7 +37,7 @@ type server struct {
 // events/env.json's environments with createplant's store on a closed port
 // (no dynalite) and each function's changed by envs, the shell shell (PORT
 // 0 unless it says), and cfg as adjust leaves it; it waits for the banner.
-func startServer(t *testing.T, dir string, envs map[string]map[string]string, shell map[string]string, adjust func(*config), args ...string) *server {
+func startServer(t *testing.T, dir string, envs map[string]map[string]string, shell map[string]string, adjust func(*localserve.Config), args ...string) *server {
 	t.Helper()
 	env := fixtures.Env()
 	env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = "http://127.0.0.1:9"
@@ -55,7 +56,7 @@ func startServer(t *testing.T, dir string, envs map[string]map[string]string, sh
 	s := &server{}
 	args = append([]string{"startlambda", "-bootstraps", dir, "-template", filepath.Join(root, "template.yaml"),
 		"-env", envFile, "-data", filepath.Join(t.TempDir(), "dynalite")}, args...)
-	cfg, err := loadConfig(args, lookupEnv, &s.stderr)
+	cfg, err := command.Parse(args, lookupEnv, &s.stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func startServer(t *testing.T, dir string, envs map[string]map[string]string, sh
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, lookupEnv, &s.stdout, &s.stderr) }()
+	go func() { done <- command.Serve(ctx, cfg, lookupEnv, &s.stdout, &s.stderr) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -147,8 +148,8 @@ func TestWebPagesAreRefused(t *testing.T) {
 // timeout passes (1 s here; devserver.ToolTimeouts in make start-lambda).
 func TestSlowClientsAreCutOff(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, t.TempDir(), nil, map[string]string{}, func(c *config) {
-		c.timeouts = devserver.Timeouts{ReadHeader: time.Second, Read: time.Second, Idle: time.Second}
+	s := startServer(t, t.TempDir(), nil, map[string]string{}, func(c *localserve.Config) {
+		c.Timeouts = devserver.Timeouts{ReadHeader: time.Second, Read: time.Second, Idle: time.Second}
 	})
 	cutOff(t, strings.TrimPrefix(s.url, "http://"), "POST /2015-03-31/functions/CreatePlantFunction/invocations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{")
 }

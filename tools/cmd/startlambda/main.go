@@ -12,102 +12,40 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"os"
-	"strconv"
 	"strings"
 
-	"github.com/plantstore/plantstore/internal/devserver"
 	"github.com/plantstore/plantstore/tools/invokeapi"
 	"github.com/plantstore/plantstore/tools/localfn"
-	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/tools/localserve"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
-func main() {
-	proc.Main("start-lambda", func(ctx context.Context) error { return run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr) })
-}
+func main() { command.Main() }
 
-func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
-	cfg, err := loadConfig(args, lookupEnv, stderr)
-	if err != nil {
-		return err
-	}
-	return serve(ctx, cfg, lookupEnv, stdout, stderr)
-}
-
-// config is what the flags and PORT say, read once.
-type config struct {
-	flags    *localfn.Flags
-	port     int
-	timeouts devserver.Timeouts
-}
-
-func loadConfig(args []string, lookupEnv func(string) (string, bool), stderr io.Writer) (config, error) {
-	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
-	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg := config{flags: localfn.AddFlags(fs), timeouts: devserver.ToolTimeouts()}
-	if err := fs.Parse(args[1:]); err != nil {
-		return cfg, err
-	}
-	if cfg.flags.Bootstraps == "" {
-		return cfg, errors.New("-bootstraps is required (make start-lambda builds them)")
-	}
-	var err error
-	cfg.port, err = devserver.Port(getenv, 3001)
-	return cfg, err
-}
-
-// serve runs the Invoke API that cfg describes until ctx ends.
-func serve(ctx context.Context, cfg config, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
-	flags := cfg.flags
-	tpl, err := samtemplate.Load(flags.Template)
-	if err != nil {
-		return err
-	}
-	names := tpl.Functions()
-	fnCfg := flags.Config(lookupEnv, stderr)
-	fns, err := localfn.PrepareTemplate(ctx, tpl, fnCfg, names)
-	if err != nil {
-		return err
-	}
-	defer fns.Close()
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	next := func(set *localfn.Set) (localfn.Generation, error) {
-		functions := runtimeapi.NewFunctions(set.Specs, stderr)
-		return localfn.Generation{Handler: invokeapi.New(functions, set.Template.Functions(), logger), Close: functions.Close}, nil
-	}
-	first, _ := next(fns)
-	sw := localfn.NewSwapper(first)
-	defer sw.Close()
-	if flags.Watch {
-		r := &localfn.Reloader{Root: flags.Root(), Config: fnCfg, Functions: func(t *samtemplate.Template) ([]string, error) { return t.Functions(), nil }, Next: next, Out: stdout}
-		if err := r.Start(ctx, sw, fns); err != nil {
-			return err
+// command is make start-lambda.
+var command = localserve.Command{
+	Target: "start-lambda",
+	Port:   3001, // SAM CLI's default for start-lambda
+	Tool: func(cfg localserve.Config, _ func(string) (string, bool)) localserve.Tool {
+		return localserve.Tool{
+			Name:      "Plant Store start-lambda",
+			Functions: func(tpl *samtemplate.Template) ([]string, error) { return tpl.Functions(), nil },
+			Front: func(set *localfn.Set, fns *runtimeapi.Functions, logger *slog.Logger) (http.Handler, error) {
+				return invokeapi.New(fns, set.Template.Functions(), logger), nil
+			},
+			Refuse: invokeapi.Refuse,
+			Describe: func(set *localfn.Set) string {
+				return fmt.Sprintf("functions of %s: %s", cfg.Template, strings.Join(set.Template.Functions(), ", "))
+			},
+			Try: func(w io.Writer, url string, _ *localfn.Set) error {
+				_, err := fmt.Fprintf(w, "Try:\naws lambda invoke --endpoint-url %s --function-name CreatePlantFunction --payload fileb://events/createplant-valid.json out.json\n", url)
+				return err
+			},
 		}
-	}
-
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.port)))
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	refuse := func(w http.ResponseWriter, r *http.Request, reason string) {
-		logger.Warn("refused a request a web page may have sent", "reason", reason, "host", r.Host, "origin", r.Header.Get("Origin"))
-		invokeapi.Refuse(w, reason)
-	}
-	srv := cfg.timeouts.Server(devserver.LoopbackOnly(sw, flags.AllowHosts, refuse), logger)
-	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "Plant Store start-lambda listening on %s (functions of %s: %s)\n", url, flags.Template, strings.Join(names, ", "))
-	flags.DebugNote(stdout)
-	fmt.Fprintf(stdout, "Try:\naws lambda invoke --endpoint-url %s --function-name CreatePlantFunction --payload fileb://events/createplant-valid.json out.json\n", url)
-	return devserver.Serve(ctx, srv, ln, stdout, "Plant Store start-lambda")
+	},
 }

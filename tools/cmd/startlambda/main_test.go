@@ -39,7 +39,7 @@ func TestStartLambdaServesTheSDK(t *testing.T) {
 	args := []string{"startlambda", "-bootstraps", dir, "-template", filepath.Join(root, "template.yaml"),
 		"-env", filepath.Join(root, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite")}
 	go func() {
-		done <- run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
+		done <- command.Run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
 	}()
 	var banner proc.Banner
 	for deadline := time.Now().Add(60 * time.Second); !banner.Complete(false); time.Sleep(20 * time.Millisecond) {

@@ -1,4 +1,4 @@
-package localfn
+package localserve
 
 import (
 	"flag"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/plantstore/plantstore/internal/devserver"
+	"github.com/plantstore/plantstore/tools/localfn"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
 )
 
@@ -18,9 +19,36 @@ type Flags struct {
 	Debug, DebugAddr, Dlv                  string          // DEBUG=<Function>: run it under Delve on DebugAddr
 }
 
-// AddFlags defines the shared flags on fs.
-func AddFlags(fs *flag.FlagSet) *Flags {
-	f := &Flags{}
+// Config is what the flags and PORT say, read once.
+type Config struct {
+	Flags
+	Port     int
+	Timeouts devserver.Timeouts // devserver.ToolTimeouts
+}
+
+// parse reads the shared flags, and those extra defines, from args, and
+// PORT (port when unset) from the environment. target is the make target,
+// named in errors.
+func parse(args []string, lookupEnv func(string) (string, bool), stderr io.Writer, target string, port int, extra func(*flag.FlagSet)) (Config, error) {
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := Config{Timeouts: devserver.ToolTimeouts()}
+	cfg.Flags.define(fs)
+	if extra != nil {
+		extra(fs)
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		return cfg, err
+	}
+	if cfg.Bootstraps == "" {
+		return cfg, fmt.Errorf("-bootstraps is required (make %s builds them)", target)
+	}
+	var err error
+	cfg.Port, err = devserver.Port(func(k string) string { v, _ := lookupEnv(k); return v }, port)
+	return cfg, err
+}
+
+func (f *Flags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.Template, "template", "template.yaml", "the SAM template")
 	fs.StringVar(&f.EnvFile, "env", "events/env.json", "environment per function, in SAM's --env-vars format")
 	fs.StringVar(&f.Bootstraps, "bootstraps", "", "directory with <Function>/bootstrap for each function, built for this machine")
@@ -30,7 +58,6 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.Debug, "debug", "", "logical ID of a function to run under Delve (DEBUG=<Function>); its bootstrap must be a debug build")
 	fs.StringVar(&f.DebugAddr, "debug-addr", "127.0.0.1:5858", "where Delve's headless server listens (DEBUG_PORT=...)")
 	fs.StringVar(&f.Dlv, "dlv", ".bin/dlv", "Delve's dlv")
-	return f
 }
 
 // DebugNote says how to attach, when a function runs under Delve.
@@ -41,8 +68,8 @@ func (f *Flags) DebugNote(w io.Writer) {
 }
 
 // Config is the Config the flags describe.
-func (f *Flags) Config(lookupEnv func(string) (string, bool), log io.Writer) Config {
-	return Config{
+func (f *Flags) Config(lookupEnv func(string) (string, bool), log io.Writer) localfn.Config {
+	return localfn.Config{
 		Template: f.Template, EnvFile: f.EnvFile, DataDir: f.DataDir, LookupEnv: lookupEnv, Log: log,
 		Bootstrap: func(fn string) string { return filepath.Join(f.Bootstraps, fn, "bootstrap") },
 		Debug:     f.Debug, DebugServer: runtimeapi.Debug{Dlv: f.Dlv, Addr: f.DebugAddr},

@@ -1,0 +1,139 @@
+// Package localserve is the skeleton of make start-api and make
+// start-lambda: read the shared flags and PORT (Parse), prepare the
+// template's functions on local Lambda Runtime APIs (localfn), put the
+// tool's own front (the gateway, the Invoke API) before them, serve it on
+// loopback with devserver's bounds, and with WATCH=1 rebuild and swap in a
+// new generation on every change (Reloader, Swapper). make run WATCH=1
+// swaps its processes with the same Swapper.
+package localserve
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+
+	"github.com/plantstore/plantstore/internal/devserver"
+	"github.com/plantstore/plantstore/tools/localfn"
+	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/tools/runtimeapi"
+	"github.com/plantstore/plantstore/tools/samtemplate"
+)
+
+// Tool is what make start-api or make start-lambda puts in front of the
+// functions it runs.
+type Tool struct {
+	Name string // e.g. "Plant Store start-api": it is listening, it stopped
+
+	// Functions are the functions of the template that the tool runs.
+	Functions func(*samtemplate.Template) ([]string, error)
+	// Front is the handler in front of one generation's functions; the
+	// first and each reload get their own.
+	Front func(set *localfn.Set, fns *runtimeapi.Functions, logger *slog.Logger) (http.Handler, error)
+	// Refuse answers a request devserver.LoopbackOnly refuses, in the
+	// tool's own shape.
+	Refuse func(w http.ResponseWriter, reason string)
+	// Describe follows "listening on URL" in the banner; Try prints how
+	// to try the tool.
+	Describe func(set *localfn.Set) string
+	Try      func(w io.Writer, url string, set *localfn.Set) error
+
+	MaxHeaderBytes int // 0 keeps cfg.Timeouts'
+}
+
+// Command is make start-api or make start-lambda.
+type Command struct {
+	Target string              // the make target, e.g. "start-api"
+	Port   int                 // PORT's default
+	Flags  func(*flag.FlagSet) // the command's own flags, beside the shared ones; nil for none
+	Tool   func(cfg Config, lookupEnv func(string) (string, bool)) Tool
+}
+
+// Main runs c in this process, on its arguments and environment, until
+// SIGINT or SIGTERM (proc.Main).
+func (c Command) Main() {
+	proc.Main(c.Target, func(ctx context.Context) error { return c.Run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr) })
+}
+
+// Run reads args and the environment and serves until ctx ends.
+func (c Command) Run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
+	cfg, err := c.Parse(args, lookupEnv, stderr)
+	if err != nil {
+		return err
+	}
+	return c.Serve(ctx, cfg, lookupEnv, stdout, stderr)
+}
+
+// Parse reads the shared flags, the command's own, and PORT.
+func (c Command) Parse(args []string, lookupEnv func(string) (string, bool), stderr io.Writer) (Config, error) {
+	return parse(args, lookupEnv, stderr, c.Target, c.Port, c.Flags)
+}
+
+// Serve runs the command's tool as cfg says until ctx ends.
+func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
+	tool := c.Tool(cfg, lookupEnv)
+	tpl, err := samtemplate.Load(cfg.Template)
+	if err != nil {
+		return err
+	}
+	names, err := tool.Functions(tpl)
+	if err != nil {
+		return err
+	}
+	fnCfg := cfg.Config(lookupEnv, stderr)
+	set, err := localfn.PrepareTemplate(ctx, tpl, fnCfg, names)
+	if err != nil {
+		return err
+	}
+	defer set.Close()
+	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	// A generation is the tool's front on one prepared set of functions;
+	// WATCH=1 makes a new one on each change.
+	next := func(set *localfn.Set) (Generation, error) {
+		fns := runtimeapi.NewFunctions(set.Specs, stderr)
+		h, err := tool.Front(set, fns, logger)
+		if err != nil {
+			fns.Close()
+			return Generation{}, err
+		}
+		return Generation{Handler: h, Close: fns.Close}, nil
+	}
+	first, err := next(set)
+	if err != nil {
+		return err
+	}
+	sw := NewSwapper(first)
+	defer sw.Close()
+	if cfg.Watch {
+		r := &Reloader{Root: cfg.Root(), Config: fnCfg, Functions: tool.Functions, Next: next, Out: stdout}
+		if err := r.Start(ctx, sw, set); err != nil {
+			return err
+		}
+	}
+
+	refuse := func(w http.ResponseWriter, r *http.Request, reason string) {
+		logger.Warn("refused a request a web page may have sent", "reason", reason, "host", r.Host, "origin", r.Header.Get("Origin"))
+		tool.Refuse(w, reason)
+	}
+	timeouts := cfg.Timeouts
+	if tool.MaxHeaderBytes != 0 {
+		timeouts.MaxHeaderBytes = tool.MaxHeaderBytes
+	}
+	srv := devserver.Server{
+		Name:     tool.Name,
+		Addr:     net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Port)),
+		Handler:  devserver.LoopbackOnly(sw, cfg.AllowHosts, refuse),
+		Timeouts: timeouts,
+		Logger:   logger,
+	}
+	return srv.Run(ctx, stdout, func(url string) error {
+		fmt.Fprintf(stdout, "%s listening on %s (%s)\n", tool.Name, url, tool.Describe(set))
+		cfg.DebugNote(stdout)
+		return tool.Try(stdout, url, set)
+	})
+}
