@@ -9,12 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"regexp"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/plantstore/plantstore/functions/internal/emf"
@@ -23,16 +21,7 @@ import (
 )
 
 func main() {
-	logger, err := lambdainit.Logger(os.Stdout, os.Getenv("LOG_LEVEL"))
-	slog.SetDefault(logger) // the log package's lines become JSON lines too
-	if err == nil {
-		var a *authorizer
-		if a, err = newAuthorizer(context.Background(), os.Getenv, logger); err == nil {
-			lambda.Start(a.handle)
-		}
-	}
-	lambdainit.Fail(logger, os.Getenv("AWS_LAMBDA_RUNTIME_API"), err)
-	os.Exit(1)
+	lambdainit.Main(lambdainit.Function[*authorizer]{New: newAuthorizer, Handler: func(a *authorizer) any { return a.handle }})
 }
 
 // errUnauthorized is the one error text API Gateway turns into a 401.

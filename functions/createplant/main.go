@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
@@ -27,19 +26,15 @@ import (
 )
 
 func main() {
-	logger, err := lambdainit.Logger(os.Stdout, os.Getenv("LOG_LEVEL"))
-	// The one line per request carries its metrics (EMF) when the stack
-	// names a namespace; metrics of two stacks never mix.
-	logger = slog.New(emf.NewHandler(logger.Handler(), requestMetrics(os.Getenv("METRICS_NAMESPACE"))))
-	slog.SetDefault(logger) // the log package's lines (the adapter's) become JSON lines too
-	if err == nil {
-		var fn *function
-		if fn, err = newFunction(context.Background(), os.Getenv, logger); err == nil {
-			lambda.Start(fn.handle)
-		}
-	}
-	lambdainit.Fail(logger, os.Getenv("AWS_LAMBDA_RUNTIME_API"), err)
-	os.Exit(1)
+	lambdainit.Main(lambdainit.Function[*function]{
+		// The one line per request carries its metrics (EMF) when the stack
+		// names a namespace; metrics of two stacks never mix.
+		Logs: func(h slog.Handler) slog.Handler {
+			return emf.NewHandler(h, requestMetrics(os.Getenv("METRICS_NAMESPACE")))
+		},
+		New:     newFunction,
+		Handler: func(fn *function) any { return fn.handle },
+	})
 }
 
 // deadlineMargin is kept free before the function's own deadline, so that a

@@ -31,13 +31,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/codedeploy"
@@ -49,16 +47,7 @@ import (
 )
 
 func main() {
-	logger, err := lambdainit.Logger(os.Stdout, os.Getenv("LOG_LEVEL"))
-	slog.SetDefault(logger)
-	if err == nil {
-		var h *hook
-		if h, err = newHook(context.Background(), os.Getenv, logger); err == nil {
-			lambda.Start(h.handle)
-		}
-	}
-	lambdainit.Fail(logger, os.Getenv("AWS_LAMBDA_RUNTIME_API"), err)
-	os.Exit(1)
+	lambdainit.Main(lambdainit.Function[*hook]{New: newHook, Handler: func(h *hook) any { return h.handle }})
 }
 
 // malformedToken passes the gateway's validation expression but is no JWT:
