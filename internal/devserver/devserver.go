@@ -121,7 +121,7 @@ func (s Server) Run(ctx context.Context, stdout io.Writer, ready func(url string
 	}
 	if ready != nil {
 		if err := ready("http://" + ln.Addr().String()); err != nil {
-			ln.Close()
+			_ = ln.Close() // the banner failed; the port is given back
 			return err
 		}
 	}
