@@ -46,7 +46,7 @@ ENV_VARS      ?= events/env.json
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./internal/auth:FuzzClaims ./functions/createplant:FuzzProxyEvent
 
-.PHONY: help run test fuzz lint bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/startlambda bin/invoke bin/runwatch start-lambda
+.PHONY: chromium help run test fuzz lint bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/startlambda bin/invoke bin/runwatch start-lambda
 
 # The commands a person runs (make run, start-api, invoke) are built, then
 # run: a built binary exits 0 on a clean Ctrl-C and its one-line errors stand
@@ -65,7 +65,7 @@ run: bin/localapi $(if $(WATCH),bin/runwatch) ## the local API on 127.0.0.1:3000
 # CI=true: the tests that need moto, dynalite, node or the SAM translator fail
 # when one is missing instead of skipping (plain `go test` skips them and says
 # that make test installs them), since the prerequisites above install each.
-test: node_modules moto $(TOOLS)/dlv ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME
+test: node_modules moto $(TOOLS)/dlv chromium ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME
 	CI=true $(GO) test -race -count=1 ./...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 
@@ -125,6 +125,12 @@ start-api: node_modules bin/startapi $(if $(DEBUG),$(TOOLS)/dlv) ## the deployed
 start-lambda: node_modules bin/startlambda $(if $(DEBUG),$(TOOLS)/dlv) ## the Lambda Invoke API without Docker, like sam local start-lambda, on 127.0.0.1:3001 (ENV_VARS=file; PORT; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
 	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) $$([ "$$f" = "$(DEBUG)" ] && echo DEBUG_BUILD=1) >&2; done
 	@exec bin/startlambda $(if $(DEBUG),-debug $(DEBUG) -debug-addr 127.0.0.1:$(DEBUG_PORT) -dlv $(TOOLS)/dlv) -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS) $(if $(WATCH),-watch) $(if $(ALLOW_HOSTS),-allow-host '$(ALLOW_HOSTS)')
+
+chromium: ## make test's headless browser, for start-api's request page (Debian's chromium package where apt-get is; elsewhere install Chromium or Chrome yourself)
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || \
+	  { command -v apt-get >/dev/null && echo "installing Debian's chromium for the browser test (first run only)" && \
+	    $$([ "$$(id -u)" = 0 ] || echo sudo) apt-get update -qq && $$([ "$$(id -u)" = 0 ] || echo sudo) apt-get install -y -qq chromium >/dev/null; } || \
+	  { echo "no Chromium: install Chromium or Chrome for start-api's browser test"; exit 1; }
 
 moto: ## make test's moto_server (Python's moto; pip install 'moto[server]' where it is missing)
 	@command -v moto_server >/dev/null || python3 -m pip install --quiet 'moto[server]'

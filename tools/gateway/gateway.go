@@ -26,6 +26,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/plantstore/plantstore/tools/samtemplate"
+	"github.com/plantstore/plantstore/tools/trace"
 )
 
 // Invoker calls a Lambda function with payload and returns its answer, or
@@ -119,10 +120,13 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	route := g.match(r)
 	if route == nil {
 		// REST APIs answer an unknown resource or method as a missing token.
+		trace.Note(r.Context(), "route", "no resource or method matches")
 		g.respond(w, "MISSING_AUTHENTICATION_TOKEN", "Missing Authentication Token")
 		return
 	}
+	trace.Note(r.Context(), "route", route.Method+" "+route.Path+" → "+route.Function)
 	if g.limiter != nil && !g.limiter.AllowN(g.now(), 1) {
+		trace.Note(r.Context(), "throttle", "over the stage's rate or burst")
 		g.respond(w, "THROTTLED", "Too Many Requests")
 		return
 	}
@@ -133,7 +137,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	authorizer := map[string]any{}
 	if route.Authorized {
 		var typ, msg string
-		authorizer, typ, msg = g.authorize(r, route)
+		span := trace.Begin(r.Context(), "authorizer")
+		var found authorization
+		authorizer, typ, msg, found = g.authorize(r, route)
+		span.End(found.detail(typ), found.policy)
 		if typ != "" {
 			g.respond(w, typ, msg)
 			return
@@ -219,49 +226,84 @@ func (s *stringList) UnmarshalJSON(b []byte) error {
 // policy must Allow, and not Deny, execute-api:Invoke on the method ARN, else
 // ACCESS_DENIED. (API Gateway developer guide: "Use API Gateway Lambda
 // authorizers" and "Output from an API Gateway Lambda authorizer".)
-func (g *Gateway) authorize(r *http.Request, route *samtemplate.Route) (map[string]any, string, string) {
+func (g *Gateway) authorize(r *http.Request, route *samtemplate.Route) (map[string]any, string, string, authorization) {
 	a := g.api.Authorizer
 	identity := r.Header.Get(a.Header)
-	if identity == "" || (g.validate != nil && !g.validate.MatchString(identity)) {
-		return nil, "UNAUTHORIZED", "Unauthorized"
+	if identity == "" {
+		return nil, "UNAUTHORIZED", "Unauthorized", authorization{how: "no " + a.Header + " header"}
+	}
+	if g.validate != nil && !g.validate.MatchString(identity) {
+		return nil, "UNAUTHORIZED", "Unauthorized", authorization{how: "the validation expression refused it; the function was not called"}
 	}
 	arn := g.methodARN(route)
 	c, hit := g.cached(identity)
+	how := authorization{how: "cache hit"}
 	if !hit {
+		how.how = "cache miss"
 		payload, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: identity, MethodArn: arn})
 		answer, failed, err := g.invoker.Invoke(context.WithoutCancel(r.Context()), a.Function, payload)
 		switch {
 		case err != nil:
 			g.logger.Error("authorizer not reached", "error", err.Error())
-			return nil, "AUTHORIZER_FAILURE", ""
+			return nil, "AUTHORIZER_FAILURE", "", how
 		case failed:
 			var doc struct {
 				ErrorMessage string `json:"errorMessage"`
 			}
 			if json.Unmarshal(answer, &doc) != nil || doc.ErrorMessage != "Unauthorized" {
 				g.logger.Warn("authorizer failed", "answer", string(answer))
-				return nil, "AUTHORIZER_FAILURE", ""
+				return nil, "AUTHORIZER_FAILURE", "", how
 			}
 			c = cached{refused: true}
 		default:
 			if json.Unmarshal(answer, &c.answer) != nil || c.answer.PrincipalID == "" || c.answer.PolicyDocument == nil {
 				g.logger.Warn("authorizer answer is not a policy", "answer", string(answer))
-				return nil, "AUTHORIZER_CONFIGURATION_ERROR", ""
+				return nil, "AUTHORIZER_CONFIGURATION_ERROR", "", how
 			}
 		}
 		g.store(identity, c)
 	}
 	if c.refused {
-		return nil, "UNAUTHORIZED", "Unauthorized"
+		return nil, "UNAUTHORIZED", "Unauthorized", how
 	}
+	if doc, err := json.MarshalIndent(c.answer.PolicyDocument, "", "  "); err == nil {
+		how.policy = string(doc)
+	}
+	how.principal = c.answer.PrincipalID
 	if !allows(c.answer.PolicyDocument, arn) {
-		return nil, "ACCESS_DENIED", "User is not authorized to access this resource"
+		return nil, "ACCESS_DENIED", "User is not authorized to access this resource", how
 	}
 	ctx := map[string]any{"principalId": c.answer.PrincipalID}
 	for k, v := range c.answer.Context {
 		ctx[k] = v
 	}
-	return ctx, "", ""
+	return ctx, "", "", how
+}
+
+// authorization is what the trace shows of an authorization: how the
+// answer was found (cache hit or miss, or no call at all), the principal
+// and the policy.
+type authorization struct {
+	how, principal, policy string
+}
+
+// detail is the step's line: how, then the decision (typ is the gateway
+// response it led to, "" when the request may pass).
+func (a authorization) detail(typ string) string {
+	decision := "allowed"
+	switch typ {
+	case "":
+	case "ACCESS_DENIED":
+		decision = "denied by the policy"
+	case "UNAUTHORIZED":
+		decision = "refused (Unauthorized)"
+	default:
+		decision = "failed (" + typ + ")"
+	}
+	if a.principal != "" {
+		decision += ", principal " + a.principal
+	}
+	return a.how + ", " + decision
 }
 
 func (g *Gateway) cached(identity string) (cached, bool) {

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/plantstore/plantstore/internal/devserver"
@@ -23,6 +24,7 @@ import (
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
 	"github.com/plantstore/plantstore/tools/samtemplate"
+	"github.com/plantstore/plantstore/tools/trace"
 )
 
 // Tool is what make start-api or make start-lambda puts in front of the
@@ -44,6 +46,11 @@ type Tool struct {
 	Try      func(w io.Writer, url string, set *localfn.Set) error
 
 	MaxHeaderBytes int // 0 keeps cfg.Timeouts'
+
+	// Trace, when set, records every request (make start-api): the
+	// functions' output passes through it, their DynamoDB calls pass its
+	// proxy, and it serves its page beside the front.
+	Trace *trace.Recorder
 }
 
 // Command is make start-api or make start-lambda.
@@ -94,14 +101,29 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 	// A generation is the tool's front on one prepared set of functions;
 	// WATCH=1 makes a new one on each change.
+	output := stderr
+	if tool.Trace != nil {
+		output = tool.Trace.Logs(stderr)
+		if tool.Trace.Out == nil {
+			tool.Trace.Out = stdout // one line per request
+		}
+	}
 	next := func(set *localfn.Set) (Generation, error) {
-		fns := runtimeapi.NewFunctions(set.Specs, stderr)
+		stopTrace := func() {}
+		if tool.Trace != nil {
+			var err error
+			if stopTrace, err = traceDynamoDB(tool.Trace, set); err != nil {
+				return Generation{}, err
+			}
+		}
+		fns := runtimeapi.NewFunctions(set.Specs, output)
+		closeAll := func() { fns.Close(); stopTrace() }
 		h, err := tool.Front(set, fns, logger)
 		if err != nil {
-			fns.Close()
+			closeAll()
 			return Generation{}, err
 		}
-		return Generation{Handler: h, Close: fns.Close}, nil
+		return Generation{Handler: h, Close: closeAll}, nil
 	}
 	first, err := next(set)
 	if err != nil {
@@ -120,6 +142,10 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 		logger.Warn("refused a request a web page may have sent", "reason", reason, "host", r.Host, "origin", r.Header.Get("Origin"))
 		tool.Refuse(w, reason)
 	}
+	var front http.Handler = sw
+	if tool.Trace != nil {
+		front = tool.Trace.Handler(sw)
+	}
 	timeouts := cfg.Timeouts
 	if tool.MaxHeaderBytes != 0 {
 		timeouts.MaxHeaderBytes = tool.MaxHeaderBytes
@@ -127,7 +153,7 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	srv := devserver.Server{
 		Name:     tool.Name,
 		Addr:     net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Port)),
-		Handler:  devserver.LoopbackOnly(sw, cfg.AllowHosts, refuse),
+		Handler:  devserver.LoopbackOnly(front, cfg.AllowHosts, refuse),
 		Timeouts: timeouts,
 		Logger:   logger,
 	}
@@ -136,4 +162,32 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 		cfg.DebugNote(stdout)
 		return tool.Try(stdout, url, set)
 	})
+}
+
+// traceDynamoDB points every function of set whose environment names a
+// DynamoDB endpoint at a recording proxy to it (trace.Recorder.DynamoDB);
+// the returned func stops the proxies.
+func traceDynamoDB(rec *trace.Recorder, set *localfn.Set) (func(), error) {
+	var stops []func()
+	stop := func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+	for fn, env := range set.Env {
+		target := env["AWS_ENDPOINT_URL_DYNAMODB"]
+		if target == "" {
+			continue
+		}
+		url, closeFn, err := rec.DynamoDB(target)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		stops = append(stops, closeFn)
+		spec := set.Specs[fn]
+		spec.Env = append(slices.Clone(spec.Env), "AWS_ENDPOINT_URL_DYNAMODB="+url)
+		set.Specs[fn] = spec
+	}
+	return stop, nil
 }

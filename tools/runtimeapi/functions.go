@@ -7,6 +7,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/plantstore/plantstore/tools/trace"
 )
 
 // Spec is how to run one function: its bootstrap, its environment and its
@@ -73,9 +75,37 @@ func (f *Functions) Invoke(ctx context.Context, function string, payload []byte)
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	span := trace.Begin(ctx, function)
+	cold := in.proc == nil
+	started := time.Now()
 	if err := in.start(f.output); err != nil {
+		span.End("did not start: "+err.Error(), "")
 		return nil, false, err
 	}
+	answer, failed, err := in.invoke(ctx, payload)
+	detail := "warm"
+	if cold {
+		detail = "cold"
+		select {
+		case polled := <-in.srv.FirstPoll(): // sent once, before the first invocation was taken
+			detail += ", init " + polled.Sub(started).Round(100*time.Microsecond).String()
+		default:
+		}
+	}
+	switch {
+	case err != nil:
+		detail += ", " + err.Error()
+	case failed:
+		var doc struct{ ErrorType, ErrorMessage string }
+		_ = json.Unmarshal(answer, &doc)
+		detail += ", failed: " + doc.ErrorType + " " + doc.ErrorMessage
+	}
+	span.End(detail, "")
+	return answer, failed, err
+}
+
+// invoke runs one invocation on the started process.
+func (in *instance) invoke(ctx context.Context, payload []byte) ([]byte, bool, error) {
 	type result struct {
 		res Result
 		err error
@@ -84,8 +114,10 @@ func (f *Functions) Invoke(ctx context.Context, function string, payload []byte)
 	ictx, cancel := context.WithTimeout(ctx, in.spec.timeout()+2*time.Second)
 	defer cancel()
 	srv, timeout := in.srv, in.spec.timeout() // stop, below, may clear in.srv while this runs
+	inv := newInvocation(payload, timeout)
+	trace.Invoked(ctx, inv.id, inv.trace)
 	go func() {
-		res, err := srv.Invoke(ictx, payload, timeout)
+		res, err := srv.invoke(ictx, inv)
 		done <- result{res, err}
 	}()
 	select {

@@ -41,6 +41,7 @@ type Result struct {
 
 type invocation struct {
 	id       string
+	trace    string // Lambda-Runtime-Trace-Id
 	payload  []byte
 	deadline time.Time
 	done     chan Result
@@ -95,7 +96,29 @@ func (s *Server) InitError() <-chan []byte { return s.initError }
 // Invoke hands payload to the function's next poll and waits for its answer.
 // timeout is the function's deadline, as Lambda sets it.
 func (s *Server) Invoke(ctx context.Context, payload []byte, timeout time.Duration) (Result, error) {
-	inv := &invocation{id: rand.Text(), payload: payload, deadline: time.Now().Add(timeout), done: make(chan Result, 1)}
+	return s.invoke(ctx, newInvocation(payload, timeout))
+}
+
+// newInvocation is one invocation with its ids: a request id, and a trace
+// header in X-Ray's form (Root=1-{epoch seconds, hex}-{96 random bits,
+// hex}), new for each invocation as Lambda's are. aws-lambda-go puts the
+// header in _X_AMZN_TRACE_ID and the SDK sends it on every call as
+// X-Amzn-Trace-Id, which is how make start-api ties DynamoDB calls to
+// their request (tools/trace).
+func newInvocation(payload []byte, timeout time.Duration) *invocation {
+	now := time.Now()
+	var root [12]byte
+	_, _ = rand.Read(root[:])
+	return &invocation{
+		id:       rand.Text(),
+		trace:    fmt.Sprintf("Root=1-%08x-%x;Sampled=0", now.Unix(), root),
+		payload:  payload,
+		deadline: now.Add(timeout),
+		done:     make(chan Result, 1),
+	}
+}
+
+func (s *Server) invoke(ctx context.Context, inv *invocation) (Result, error) {
 	s.mu.Lock()
 	s.pending[inv.id] = inv
 	s.mu.Unlock()
@@ -142,7 +165,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			h.Set("Lambda-Runtime-Aws-Request-Id", inv.id)
 			h.Set("Lambda-Runtime-Deadline-Ms", strconv.FormatInt(inv.deadline.UnixMilli(), 10))
 			h.Set("Lambda-Runtime-Invoked-Function-Arn", "arn:aws:lambda:us-east-1:123456789012:function:local")
-			h.Set("Lambda-Runtime-Trace-Id", "Root=1-00000000-000000000000000000000000;Sampled=0")
+			h.Set("Lambda-Runtime-Trace-Id", inv.trace)
 			h.Set("Content-Type", "application/json")
 			w.Write(inv.payload)
 		case <-r.Context().Done():

@@ -19,11 +19,15 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -35,6 +39,7 @@ import (
 	"github.com/plantstore/plantstore/tools/localserve"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
 	"github.com/plantstore/plantstore/tools/samtemplate"
+	"github.com/plantstore/plantstore/tools/trace"
 )
 
 func main() { command().Main() }
@@ -60,7 +65,11 @@ func gatewayTool(cfg localserve.Config, apiID string, lookupEnv func(string) (st
 	// current is the newest gateway, whose gateway responses answer
 	// refused requests.
 	var current atomic.Pointer[gateway.Gateway]
+	// Every request is traced: one line each on the terminal, and the
+	// page under /_plantstore/ with their steps and log lines.
+	rec := trace.NewRecorder(nil)
 	return localserve.Tool{
+		Trace:     rec,
 		Name:      "Plant Store start-api",
 		Functions: func(tpl *samtemplate.Template) ([]string, error) { return servedFunctions(tpl, apiID) },
 		Front: func(set *localfn.Set, fns *runtimeapi.Functions, logger *slog.Logger) (http.Handler, error) {
@@ -87,14 +96,47 @@ func gatewayTool(cfg localserve.Config, apiID string, lookupEnv func(string) (st
 		},
 		Try: func(w io.Writer, url string, set *localfn.Set) error {
 			api, _ := set.Template.RestAPI(apiID)
+			getenv := func(k string) string { v, _ := lookupEnv(k); return v }
+			var env map[string]string
+			if api.Authorizer != nil {
+				env = set.Env[api.Authorizer.Function]
+			}
+			explorer, err := newExplorer(filepath.Join(cfg.Root(), "api", "openapi.yaml"), env, getenv("TOKEN_SCOPE"))
+			if err != nil {
+				return err
+			}
+			rec.Explorer = explorer
+			fmt.Fprintf(w, "Requests, each with its steps and log lines: %s%srequests (API explorer: %s%sexplorer)\n", url, trace.PagePrefix, url, trace.PagePrefix)
 			if api.Authorizer == nil {
 				return nil
 			}
-			getenv := func(k string) string { v, _ := lookupEnv(k); return v }
-			return printToken(w, set.Env[api.Authorizer.Function], getenv("TOKEN_SCOPE"), url)
+			return printToken(w, env, getenv("TOKEN_SCOPE"), url)
 		},
 		MaxHeaderBytes: gateway.MaxHeaderBytes, // net/http adds 4 KiB of slack; the gateway checks the exact quota
 	}
+}
+
+// newExplorer reads the operations of the OpenAPI document at path (none
+// when the file is missing) and signs a token for the explorer as
+// printToken does.
+func newExplorer(path string, env map[string]string, scope string) (trace.Explorer, error) {
+	var ex trace.Explorer
+	doc, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ex, err
+	}
+	if err == nil {
+		if ex.Operations, err = trace.ParseOpenAPI(doc); err != nil {
+			return ex, err
+		}
+	}
+	if secret := env["AUTH_HS256_SECRET"]; secret != "" {
+		spec := auth.TokenSpec{Issuer: env["AUTH_ISSUER"], Audience: env["AUTH_AUDIENCE"], Subject: "local-developer", Scope: cmp.Or(scope, env["AUTH_REQUIRED_SCOPE"]), IssuedAt: time.Now(), TTL: 24 * time.Hour}
+		if ex.Token, err = auth.NewHS256Token([]byte(secret), spec); err != nil {
+			return ex, err
+		}
+	}
+	return ex, nil
 }
 
 // printToken prints a token that the authorizer accepts, when its

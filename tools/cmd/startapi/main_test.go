@@ -34,6 +34,13 @@ func startAPI(t *testing.T) proc.Banner {
 // with more flags, and returns its banner once it listens.
 func startAPIWith(t *testing.T, dir string, flags ...string) proc.Banner {
 	t.Helper()
+	banner, _ := startAPIOut(t, dir, flags...)
+	return banner
+}
+
+// startAPIOut is startAPIWith that also returns what start-api prints.
+func startAPIOut(t *testing.T, dir string, flags ...string) (proc.Banner, *bootstraps.Output) {
+	t.Helper()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
 		emulator.Dynalite(t) // skips, or fails under CI, with the reason
 	}
@@ -68,7 +75,7 @@ func startAPIWith(t *testing.T, dir string, flags ...string) proc.Banner {
 			banner.Line(line)
 		}
 		if banner.Complete(true) {
-			return banner
+			return banner, &stdout
 		}
 		select {
 		case err := <-done:

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/png"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/plantstore/plantstore/tools/bootstraps"
+	"github.com/plantstore/plantstore/tools/trace"
+)
+
+// send posts body to url/plants with token and returns the status and the
+// trace id start-api names in its answer.
+func send(t *testing.T, url, token, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url+"/plants", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, resp.Header.Get(trace.TraceHeader)
+}
+
+// waitLine waits until out has a line that matches re: one line per
+// request, printed once the request's log lines have come (a bound that
+// only catches a missing line).
+func waitLine(t *testing.T, out *bootstraps.Output, re *regexp.Regexp) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if m := re.FindString(out.String()); m != "" {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no line matching %s in 30s:\n%s", re, out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Every request prints one line naming its steps with their times: a
+// created plant shows the route, the authorizer's cache miss and decision,
+// both functions (cold, with their init), and the conditional PutItem that
+// held; a repeat of its id with another name shows the cache hit, the warm
+// function, the condition that failed and the GetItem that read the old
+// plant; a bad token shows the authorizer's refusal and its reason; an
+// unknown path shows only the route.
+func TestEveryRequestPrintsItsSteps(t *testing.T) {
+	t.Parallel()
+	banner, out := startAPIOut(t, bootstrapDir(t))
+	id := time.Now().UnixNano()
+	if status, _ := send(t, banner.URL, banner.Token, fmt.Sprintf(`{"id":%d,"name":"Fern"}`, id)); status != 200 {
+		t.Fatalf("create: %d", status)
+	}
+	waitLine(t, out, regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d POST /plants 200 created \S+ \| route \+\S+ POST /plants → CreatePlantFunction \| authorizer \+\S+ \S+ cache miss, allowed, principal local-developer \| AuthorizerFunction \+\S+ \S+ cold, init \S+ \| CreatePlantFunction \+\S+ \S+ cold, init \S+ \| DynamoDB PutItem \+\S+ \S+ condition held$`))
+
+	if status, _ := send(t, banner.URL, banner.Token, fmt.Sprintf(`{"id":%d,"name":"Other"}`, id)); status != 400 {
+		t.Fatalf("conflict: %d", status)
+	}
+	waitLine(t, out, regexp.MustCompile(`(?m)^\S+ POST /plants 400 error 40009 \S+ \| route .* \| authorizer \+\S+ \S+ cache hit, allowed, principal local-developer \| CreatePlantFunction \+\S+ \S+ warm \| DynamoDB PutItem \+\S+ \S+ condition failed \(ConditionalCheckFailedException\) \| DynamoDB GetItem \+\S+ \S+ ok$`))
+
+	if status, _ := send(t, banner.URL, "not.a.jwt", `{}`); status != 401 {
+		t.Fatalf("bad token: %d", status)
+	}
+	waitLine(t, out, regexp.MustCompile(`(?m)^\S+ POST /plants 401 error 40100 UNAUTHORIZED \S+ \| route .* \| authorizer \+\S+ \S+ cache miss, refused \(Unauthorized\), reason \w+ \| AuthorizerFunction \+\S+ \S+ warm, failed: .*$`))
+
+	resp, err := http.Get(banner.URL + "/nope")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	waitLine(t, out, regexp.MustCompile(`(?m)^\S+ GET /nope 404 error 40400 MISSING_AUTHENTICATION_TOKEN \S+ \| route \+\S+ no resource or method matches$`))
+}
+
+func bootstrapDir(t *testing.T) string {
+	var dir string
+	for _, fn := range []string{"CreatePlantFunction", "AuthorizerFunction"} {
+		dir = filepath.Dir(filepath.Dir(bootstraps.Bootstrap(t, fn)))
+	}
+	return dir
+}
+
+// chromium finds Chromium (Debian's package, make chromium); without it the
+// test skips, or fails under CI.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no Chromium on PATH (make chromium installs Debian's package)")
+	}
+	t.Skip("no Chromium on PATH (make chromium installs Debian's package)")
+	return ""
+}
+
+// The page, in a real headless Chromium: the list names the requests sent
+// with their status and steps; a request's page shows its steps with times
+// and its functions' log lines (the createplant request line with the
+// Lambda request id); the explorer, built from api/openapi.yaml, sends its
+// example with the printed token and shows the answer and a link to its
+// trace. Every file comes from start-api: a request to any other origin
+// fails the test. The screenshots are real pictures of the pages;
+// SCREENSHOT=path keeps the request's (docs/trace.png is one).
+func TestThePageShowsEachRequest(t *testing.T) {
+	t.Parallel()
+	browser := chromium(t)
+	banner, _ := startAPIOut(t, bootstrapDir(t))
+	id := time.Now().UnixNano()
+	if status, _ := send(t, banner.URL, banner.Token, fmt.Sprintf(`{"id":%d,"name":"Monstera","tag":"indoor"}`, id)); status != 200 {
+		t.Fatalf("create: %d", status)
+	}
+	_, conflict := send(t, banner.URL, banner.Token, fmt.Sprintf(`{"id":%d,"name":"Other"}`, id))
+	send(t, banner.URL, "", `{}`)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1280, 800))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute) // catches a hang only
+	defer cancelTimeout()
+	var mu sync.Mutex
+	var loaded, elsewhere []string
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			defer mu.Unlock()
+			loaded = append(loaded, e.Request.URL)
+			if !strings.HasPrefix(e.Request.URL, banner.URL+"/") {
+				elsewhere = append(elsewhere, e.Request.URL)
+			}
+		}
+	})
+
+	var rows []string
+	var shot []byte
+	if err := chromedp.Run(ctx,
+		network.Enable(),
+		chromedp.Navigate(banner.URL+"/_plantstore/requests"),
+		chromedp.WaitVisible(`#requests tr.trace`),
+		chromedp.Evaluate(`[...document.querySelectorAll("#requests tr.trace")].map(r => r.innerText.replace(/\s+/g, " ").trim())`, &rows),
+		chromedp.FullScreenshot(&shot, 100),
+	); err != nil {
+		t.Fatal(err)
+	}
+	want := []*regexp.Regexp{ // newest first
+		regexp.MustCompile(`^\S+ POST /plants 401 40100 UNAUTHORIZED \S+$`),
+		regexp.MustCompile(`^\S+ POST /plants 400 40009 \S+$`),
+		regexp.MustCompile(`^\S+ POST /plants 200 created \S+$`),
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("the list shows %d requests, want %d: %q", len(rows), len(want), rows)
+	}
+	for i, re := range want {
+		if !re.MatchString(rows[i]) {
+			t.Errorf("row %d %q, want %s", i, rows[i], re)
+		}
+	}
+	checkScreenshot(t, shot, "")
+
+	var steps []string
+	var logs string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(banner.URL+"/_plantstore/requests/"+conflict),
+		chromedp.WaitVisible(`#steps tr.step`),
+		chromedp.Evaluate(`[...document.querySelectorAll("#steps tr.step td.name")].map(td => td.innerText)`, &steps),
+		chromedp.Text(`#logs`, &logs),
+		chromedp.FullScreenshot(&shot, 100),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(steps, ", "); got != "route, authorizer, CreatePlantFunction, DynamoDB PutItem, DynamoDB GetItem" {
+		t.Errorf("the conflict's steps: %s", got)
+	}
+	checkScreenshot(t, shot, os.Getenv("SCREENSHOT"))
+	if !strings.Contains(logs, `"msg": "request"`) || !strings.Contains(logs, `"code": 40009`) || !strings.Contains(logs, `"requestId"`) {
+		t.Errorf("the conflict's log lines do not show createplant's request line:\n%s", logs)
+	}
+
+	var status, answer, link string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(banner.URL+"/_plantstore/explorer"),
+		chromedp.WaitVisible(`section.operation[data-path="/plants"] button.send`),
+		chromedp.SetValue(`section.operation textarea.body`, fmt.Sprintf(`{"id": %d, "name": "Monstera", "tag": "indoor"}`, id+1)),
+		chromedp.Click(`section.operation button.send`),
+		chromedp.WaitVisible(`.answer[data-status]`),
+		chromedp.Text(`.answer .status`, &status),
+		chromedp.Text(`.answer .answer-body`, &answer),
+		chromedp.AttributeValue(`.answer .trace-link`, "href", &link, nil),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if status != "200" || !strings.Contains(answer, `"name": "Monstera"`) || !strings.HasPrefix(link, "/_plantstore/requests/") {
+		t.Errorf("the explorer's send: %s %q, link %q; want 200 with the plant and its trace", status, answer, link)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(elsewhere) > 0 || !slices.ContainsFunc(loaded, func(u string) bool { return strings.HasSuffix(u, "/static/page.js") }) {
+		t.Errorf("the browser loaded %q; want start-api's own files only, its script among them", loaded)
+	}
+}
+
+// checkScreenshot fails t unless shot is a PNG of the page: 1280 wide, and
+// more than a blank (many distinct colours: the statuses, the bars, text).
+func checkScreenshot(t *testing.T, shot []byte, keep string) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatalf("the screenshot is not a PNG: %v", err)
+	}
+	b := img.Bounds()
+	colours := map[[3]uint32]bool{}
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
+		}
+	}
+	if b.Dx() != 1280 || len(colours) < 20 {
+		t.Errorf("the screenshot is %v with %d colours; want 1280 wide and a drawn page", b, len(colours))
+	}
+	if keep != "" {
+		if err := os.WriteFile(keep, shot, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+}

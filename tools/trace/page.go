@@ -1,0 +1,89 @@
+package trace
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"time"
+)
+
+// PagePrefix is where the page lives: /_plantstore/requests lists the
+// recent requests, /_plantstore/requests/{id} shows one with its steps and
+// log lines, /_plantstore/explorer sends requests. API Gateway never
+// routes it: the REST API has no such resource.
+const PagePrefix = "/_plantstore/"
+
+//go:embed page.html static
+var files embed.FS
+
+var pageTemplate = template.Must(template.New("page.html").Funcs(template.FuncMap{
+	"ms":    ms,
+	"clock": func(t time.Time) string { return t.Format("15:04:05.000") },
+	// pct is d's share of total, for the waterfall's bars.
+	"pct": func(d, total time.Duration) string {
+		if total <= 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%.1f", min(max(float64(d)/float64(total)*100, 0), 100))
+	},
+	"pretty": func(line string) string {
+		var b bytes.Buffer
+		if json.Indent(&b, []byte(line), "", "  ") != nil {
+			return line
+		}
+		return b.String()
+	},
+	"class": func(status int) string {
+		switch {
+		case status >= 500:
+			return "s5"
+		case status >= 400:
+			return "s4"
+		}
+		return "s2"
+	},
+}).ParseFS(files, "page.html"))
+
+// page serves PagePrefix.
+func (r *Recorder) page() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET "+PagePrefix+"static/", http.StripPrefix(PagePrefix, http.FileServerFS(files)))
+	mux.HandleFunc("GET "+PagePrefix+"{$}", func(w http.ResponseWriter, req *http.Request) {
+		http.Redirect(w, req, PagePrefix+"requests", http.StatusFound)
+	})
+	mux.HandleFunc("GET "+PagePrefix+"requests", func(w http.ResponseWriter, req *http.Request) {
+		render(w, http.StatusOK, map[string]any{"View": "list", "Traces": r.Traces()})
+	})
+	mux.HandleFunc("GET "+PagePrefix+"requests/{id}", func(w http.ResponseWriter, req *http.Request) {
+		t, ok := r.Get(req.PathValue("id"))
+		if !ok {
+			render(w, http.StatusNotFound, map[string]any{"View": "missing"})
+			return
+		}
+		render(w, http.StatusOK, map[string]any{"View": "trace", "Trace": t})
+	})
+	mux.HandleFunc("GET "+PagePrefix+"explorer", func(w http.ResponseWriter, req *http.Request) {
+		render(w, http.StatusOK, map[string]any{"View": "explorer", "Explorer": r.Explorer})
+	})
+	return mux
+}
+
+func render(w http.ResponseWriter, status int, data map[string]any) {
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, data); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	// Everything comes from this server: no CDN, no inline script; inline
+	// style attributes only (the waterfall's bars).
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}

@@ -1,0 +1,43 @@
+// The page's only script: the request list refreshes itself, and the API
+// explorer sends requests with the bearer token. Served by start-api; no
+// CDN, nothing inline (the page's Content-Security-Policy allows 'self').
+"use strict";
+
+const list = document.querySelector("#requests[data-live]");
+if (list) {
+  setInterval(async () => {
+    const res = await fetch(list.dataset.live, { cache: "no-store" });
+    if (!res.ok) return;
+    const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+    const fresh = doc.querySelector("#requests tbody");
+    if (fresh) list.querySelector("tbody").replaceWith(fresh);
+  }, 2000);
+}
+
+for (const op of document.querySelectorAll("section.operation")) {
+  op.querySelector("button.send").addEventListener("click", async () => {
+    const answer = op.querySelector(".answer");
+    const headers = { "Content-Type": "application/json" };
+    const token = document.querySelector("#token").value.trim();
+    if (token) headers.Authorization = "Bearer " + token;
+    let res;
+    try {
+      res = await fetch(op.dataset.path, { method: op.dataset.method, headers, body: op.querySelector("textarea.body").value });
+    } catch (err) {
+      answer.hidden = false;
+      answer.querySelector(".answer-body").textContent = String(err);
+      return;
+    }
+    const text = await res.text();
+    let shown = text;
+    try { shown = JSON.stringify(JSON.parse(text), null, 2); } catch (_) { /* not JSON: shown as sent */ }
+    const status = answer.querySelector(".status");
+    status.textContent = res.status;
+    status.className = "status " + (res.status >= 500 ? "s5" : res.status >= 400 ? "s4" : "s2");
+    answer.dataset.status = res.status;
+    const id = res.headers.get("X-Plantstore-Trace");
+    answer.querySelector(".trace-link").href = id ? "/_plantstore/requests/" + id : "/_plantstore/requests";
+    answer.querySelector(".answer-body").textContent = shown;
+    answer.hidden = false;
+  });
+}
