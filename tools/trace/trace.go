@@ -227,9 +227,9 @@ func (r *Recorder) finish(t *Trace, rec *recorder) {
 	if typ := rec.Header().Get("X-Amzn-Errortype"); typ != "" {
 		t.Answer = typ // the gateway's own response
 	}
-	timer := time.AfterFunc(wait, func() { r.mu.Lock(); r.arrived.Broadcast(); r.mu.Unlock() })
-	deadline := time.Now().Add(wait)
-	for !t.logged() && time.Now().Before(deadline) {
+	expired := false // set under r.mu by the timer, so no wake-up is missed
+	timer := time.AfterFunc(wait, func() { r.mu.Lock(); expired = true; r.arrived.Broadcast(); r.mu.Unlock() })
+	for !t.logged() && !expired {
 		r.arrived.Wait()
 	}
 	timer.Stop()

@@ -1,36 +1,23 @@
 package trace
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
-
-// syncBuffer is a bytes.Buffer safe for the recorder's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // A request's steps, its invocation's log lines (by requestId) and its
 // DynamoDB calls (by trace header) end up on its trace; lines of other
 // requests and lines without an id do not; the line printed names them.
 func TestARequestCollectsItsParts(t *testing.T) {
 	t.Parallel()
-	var out, passed syncBuffer
+	var out, passed watchtest.Output
 	r := NewRecorder(&out)
 	logs := r.Logs(&passed)
 	table := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -102,7 +89,7 @@ func TestARequestCollectsItsParts(t *testing.T) {
 // A request whose function never logs is printed after LogWait, not held.
 func TestAMissingLogLineDoesNotHoldTheLine(t *testing.T) {
 	t.Parallel()
-	var out syncBuffer
+	var out watchtest.Output
 	r := NewRecorder(&out)
 	r.LogWait = time.Millisecond
 	done := make(chan struct{})
