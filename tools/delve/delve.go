@@ -84,7 +84,22 @@ func (c *Client) Continue() (State, error) {
 	return out.State, err
 }
 
-// Detach ends the session; kill ends the program too.
+// Halt stops the running program (a Continue under way returns).
+func (c *Client) Halt() (State, error) {
+	var out struct{ State State }
+	err := c.rpc.Call("RPCServer.Command", map[string]string{"name": "halt"}, &out)
+	return out.State, err
+}
+
+// ProcessPid is the process id of the program this Delve debugs.
+func (c *Client) ProcessPid() (int, error) {
+	var out struct{ Pid int }
+	err := c.rpc.Call("RPCServer.ProcessPid", struct{}{}, &out)
+	return out.Pid, err
+}
+
+// Detach ends the session; kill ends the program too. Delve holds it while
+// the program runs: Halt first.
 func (c *Client) Detach(kill bool) error {
 	return c.rpc.Call("RPCServer.Detach", map[string]bool{"Kill": kill}, &struct{}{})
 }
