@@ -17,6 +17,7 @@ import (
 	"github.com/plantstore/plantstore/tools/delve"
 	"github.com/plantstore/plantstore/tools/emulator"
 	"github.com/plantstore/plantstore/tools/localfn"
+	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
@@ -40,20 +41,25 @@ func TestABreakpointStopsCreatePlant(t *testing.T) {
 		}
 	}
 	addr := delve.FreeAddr(t)
-	banner := startAPIWith(t, dir, "-debug", "CreatePlantFunction", "-debug-addr", addr, "-dlv", dlv)
+	banner, out := startAPIOut(t, dir, "-debug", "CreatePlantFunction", "-debug-addr", addr, "-dlv", dlv)
+	c, _ := debugOnce(t, "start-api DEBUG", addr, banner, "Debugged", 4242, out.String)
+	c.Close()
+}
 
-	// Bounds that only catch a hang.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	type answer struct {
-		status int
-		body   string
-		err    error
-	}
+// answer is what a request got.
+type answer struct {
+	status int
+	body   string
+	err    error
+}
+
+// post sends body to url/plants with token and delivers the answer; ctx
+// bounds it (a bound that only catches a hang).
+func post(ctx context.Context, url, token, body string) <-chan answer {
 	answered := make(chan answer, 1)
 	go func() {
-		req, _ := http.NewRequestWithContext(ctx, "POST", banner.URL+"/plants", strings.NewReader(`{"id":4242,"name":"Debugged"}`))
-		req.Header.Set("Authorization", "Bearer "+banner.Token)
+		req, _ := http.NewRequestWithContext(ctx, "POST", url+"/plants", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -64,33 +70,73 @@ func TestABreakpointStopsCreatePlant(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		answered <- answer{status: resp.StatusCode, body: string(b)}
 	}()
+	return answered
+}
 
-	c, err := delve.Dial(ctx, addr)
-	if err != nil {
-		t.Fatal(err)
+// wait is the answer, or fails t after 90 s (a bound that only catches a hang).
+func wait(t *testing.T, when string, answered <-chan answer, printed func() string) answer {
+	t.Helper()
+	select {
+	case a := <-answered:
+		return a
+	case <-time.After(90 * time.Second):
+		t.Fatalf("%s: no answer within 90s; start-api printed:\n%s", when, printed())
+		return answer{}
 	}
-	defer c.Close()
-	const handler = "github.com/plantstore/plantstore/internal/httpapi.handleCreatePlant.func1"
+}
+
+// handler is where the breakpoints go: createplant's handler.
+const handler = "github.com/plantstore/plantstore/internal/httpapi.handleCreatePlant.func1"
+
+// debugOnce sends a plant named name, which runs the debugged function;
+// it dials that function's Delve at addr, stops the request at a
+// breakpoint in the handler, sees that it is not answered while stopped,
+// continues it (and any later stop) and expects the plant. It returns the
+// client, still continuing, and the debugged process id.
+func debugOnce(t *testing.T, when, addr string, banner proc.Banner, name string, id int, printed func() string) (*delve.Client, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	answered := post(ctx, banner.URL, banner.Token, fmt.Sprintf(`{"id":%d,"name":%q}`, id, name))
+	dialCtx, dialCancel := context.WithTimeout(ctx, 90*time.Second)
+	defer dialCancel()
+	c, err := delve.Dial(dialCtx, addr)
+	if err != nil {
+		t.Fatalf("%s: the debugged function is not under Delve: %v; start-api printed:\n%s", when, err, printed())
+	}
+	pid, err := c.ProcessPid()
+	if err != nil {
+		c.Close()
+		t.Fatalf("%s: Delve's process id: %v", when, err)
+	}
 	if _, err := c.Break(handler); err != nil {
-		t.Fatalf("breakpoint at %s: %v", handler, err)
+		c.Close()
+		t.Fatalf("%s: breakpoint at %s: %v (is the function a debug build?)", when, handler, err)
 	}
 	st, err := c.Continue()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Stopped() != handler {
-		t.Fatalf("stopped in %q (exited %v), want the breakpoint in %s", st.Stopped(), st.Exited, handler)
+	if err != nil || st.Stopped() != handler {
+		c.Close()
+		t.Fatalf("%s: stopped in %q (exited %v, %v), want the breakpoint in %s; start-api printed:\n%s", when, st.Stopped(), st.Exited, err, handler, printed())
 	}
 	select {
 	case a := <-answered:
-		t.Fatalf("answered while stopped at the breakpoint: %d %s %v", a.status, a.body, a.err)
+		c.Close()
+		t.Fatalf("%s: answered while stopped at the breakpoint: %d %s %v", when, a.status, a.body, a.err)
 	default:
 	}
-	go c.Continue() // until the next breakpoint or the end of the test
-	a := <-answered
-	if a.err != nil || a.status != 200 || !strings.Contains(a.body, `"Debugged"`) {
-		t.Fatalf("after continue: %d %s %v, want 200 with the plant", a.status, a.body, a.err)
+	go func() { // until the session ends
+		for {
+			if st, err := c.Continue(); err != nil || st.Exited {
+				return
+			}
+		}
+	}()
+	a := wait(t, when, answered, printed)
+	if a.err != nil || a.status != 200 || !strings.Contains(a.body, fmt.Sprintf("%q", name)) {
+		c.Close()
+		t.Fatalf("%s: after continue: %d %s %v, want 200 with the plant", when, a.status, a.body, a.err)
 	}
+	return c, pid
 }
 
 // make start-api WATCH=1 DEBUG=CreatePlantFunction on a copy of the tree: a
@@ -114,7 +160,7 @@ func TestWatchKeepsDebuggingAfterARebuild(t *testing.T) {
 	}
 	addr := delve.FreeAddr(t)
 	var stdout, stderr watchtest.Output
-	printed := func() string { return "start-api printed:\n" + stdout.String() + stderr.String() }
+	printed := func() string { return stdout.String() + stderr.String() }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	args := []string{"startapi", "-watch", "-bootstraps", boots, "-template", filepath.Join(tree, "template.yaml"),
@@ -131,7 +177,7 @@ func TestWatchKeepsDebuggingAfterARebuild(t *testing.T) {
 				t.Errorf("run: %v", err)
 			}
 		case <-time.After(60 * time.Second):
-			t.Errorf("run did not return within 60s of cancel; %s", printed())
+			t.Errorf("run did not return within 60s of cancel; start-api printed:\n%s", printed())
 		}
 	})
 	// Runs before the cleanup above: start-api's shutdown waits for the
@@ -144,99 +190,14 @@ func TestWatchKeepsDebuggingAfterARebuild(t *testing.T) {
 	})
 	banner := stdout.Banner(t)
 
-	// Bounds that only catch a hang.
-	reqCtx, reqCancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer reqCancel()
-	type answer struct {
-		status int
-		body   string
-		err    error
-	}
-	post := func(body string) <-chan answer {
-		answered := make(chan answer, 1)
-		go func() {
-			req, _ := http.NewRequestWithContext(reqCtx, "POST", banner.URL+"/plants", strings.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+banner.Token)
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				answered <- answer{err: err}
-				return
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			answered <- answer{status: resp.StatusCode, body: string(b)}
-		}()
-		return answered
-	}
-	wait := func(when string, answered <-chan answer) answer {
-		t.Helper()
-		select {
-		case a := <-answered:
-			return a
-		case <-time.After(90 * time.Second):
-			t.Fatalf("%s: no answer within 90s; %s", when, printed())
-			return answer{}
-		}
-	}
-
-	// debug sends a plant named name, which starts the function under a
-	// new Delve; it dials that Delve, stops the request at a breakpoint in
-	// the handler, continues it (and any later stop) and expects the plant.
-	// It returns the client, still continuing, and the debugged process id.
-	const handler = "github.com/plantstore/plantstore/internal/httpapi.handleCreatePlant.func1"
-	debug := func(when, name string, id int) (*delve.Client, int) {
-		t.Helper()
-		answered := post(fmt.Sprintf(`{"id":%d,"name":%q}`, id, name))
-		dialCtx, dialCancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer dialCancel()
-		c, err := delve.Dial(dialCtx, addr)
-		if err != nil {
-			t.Fatalf("%s: the debugged function is not under Delve: %v; %s", when, err, printed())
-		}
-		pid, err := c.ProcessPid()
-		if err != nil {
-			c.Close()
-			t.Fatalf("%s: Delve's process id: %v", when, err)
-		}
-		if _, err := c.Break(handler); err != nil {
-			c.Close()
-			t.Fatalf("%s: breakpoint at %s: %v (is the function a debug build?)", when, handler, err)
-		}
-		st, err := c.Continue()
-		if err != nil || st.Stopped() != handler {
-			c.Close()
-			t.Fatalf("%s: stopped in %q (exited %v, %v), want the breakpoint in %s; %s", when, st.Stopped(), st.Exited, err, handler, printed())
-		}
-		select {
-		case a := <-answered:
-			c.Close()
-			t.Fatalf("%s: answered while stopped at the breakpoint: %d %s %v", when, a.status, a.body, a.err)
-		default:
-		}
-		go func() { // until the session ends
-			for {
-				if st, err := c.Continue(); err != nil || st.Exited {
-					return
-				}
-			}
-		}()
-		a := wait(when, answered)
-		if a.err != nil || a.status != 200 || !strings.Contains(a.body, fmt.Sprintf("%q", name)) {
-			c.Close()
-			t.Fatalf("%s: after continue: %d %s %v, want 200 with the plant", when, a.status, a.body, a.err)
-		}
-		return c, pid
-	}
-
-	old, oldPid := debug("before the rebuild", "Before", 4243)
+	old, oldPid := debugOnce(t, "before the rebuild", addr, banner, "Before", 4243, printed)
 	// The user's editor lets go of the old session; the reload ends it.
 	old.Close()
 
 	watchtest.Edit(t, filepath.Join(tree, "internal", "httpapi", "decode.go"), `"the body is not valid JSON (at byte %d)"`, `"the body is no JSON (at byte %d)"`)
 	stdout.WaitFor(t, "; ready", 1)
 	if !strings.Contains(stdout.String(), "rebuilt") {
-		t.Fatalf("the reload did not rebuild the functions; %s", printed())
+		t.Fatalf("the reload did not rebuild the functions; start-api printed:\n%s", printed())
 	}
 	// The old generation closes once its requests are done (there are
 	// none): until then its Delve holds the port and a dial would reach it.
@@ -247,17 +208,19 @@ func TestWatchKeepsDebuggingAfterARebuild(t *testing.T) {
 		}
 		conn.Close()
 		if time.Now().After(deadline) {
-			t.Fatalf("the old Delve still listens on %s 90s after the reload; %s", addr, printed())
+			t.Fatalf("the old Delve still listens on %s 90s after the reload; start-api printed:\n%s", addr, printed())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 
-	c, pid := debug("after the rebuild", "After", 4244)
+	c, pid := debugOnce(t, "after the rebuild", addr, banner, "After", 4244, printed)
 	defer c.Close()
 	if pid == oldPid {
 		t.Fatalf("after the rebuild Delve debugs process %d, the one before it", pid)
 	}
-	a := wait("the new build", post(`{"id":1,"name":}`))
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel2()
+	a := wait(t, "the new build", post(ctx2, banner.URL, banner.Token, `{"id":1,"name":}`), printed)
 	var e struct{ Message string }
 	json.Unmarshal([]byte(a.body), &e)
 	if a.err != nil || a.status != 400 || !strings.HasPrefix(e.Message, "the body is no JSON") {

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,10 +12,9 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/devserver"
-	"github.com/plantstore/plantstore/tools/bootstraps"
+	"github.com/plantstore/plantstore/tools/blackbox"
 	"github.com/plantstore/plantstore/tools/fixtures"
 	"github.com/plantstore/plantstore/tools/localserve"
-	"github.com/plantstore/plantstore/tools/proc"
 )
 
 // startQuick runs make start-api's serve on a free port with no bootstraps
@@ -34,48 +31,20 @@ func startQuick(t *testing.T, adjust func(*localserve.Config), args ...string) s
 	}
 	shell := map[string]string{"PORT": "0"}
 	lookupEnv := func(k string) (string, bool) { v, ok := shell[k]; return v, ok }
-	var stdout, stderr bootstraps.Output
 	args = append([]string{"startapi", "-bootstraps", t.TempDir(), "-template", filepath.Join(root, "template.yaml"),
 		"-env", envFile, "-data", filepath.Join(t.TempDir(), "dynalite")}, args...)
 	c := command()
-	cfg, err := c.Parse(args, lookupEnv, &stderr)
+	cfg, err := c.Parse(args, lookupEnv, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if adjust != nil {
 		adjust(&cfg)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- c.Serve(ctx, cfg, lookupEnv, &stdout, &stderr) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("serve: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("serve did not return within 30s of cancel")
-		}
+	banner, _ := launch(t, func(ctx context.Context, stdout, stderr io.Writer) error {
+		return c.Serve(ctx, cfg, lookupEnv, stdout, stderr)
 	})
-	deadline := time.After(60 * time.Second)
-	for {
-		var banner proc.Banner
-		for _, line := range strings.Split(stdout.String(), "\n") {
-			banner.Line(line)
-		}
-		if banner.Complete(true) {
-			return banner.URL
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("serve returned before it listened: %v\n%s", err, stderr.String())
-		case <-deadline:
-			t.Fatalf("no banner within 60s:\n%s\n%s", stdout.String(), stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return banner.URL
 }
 
 // A web page cannot reach the gateway: not by DNS rebinding (its own name
@@ -134,39 +103,5 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 	url := startQuick(t, func(c *localserve.Config) {
 		c.Timeouts = devserver.Timeouts{ReadHeader: time.Second, Read: time.Second, Idle: time.Second}
 	})
-	cutOff(t, strings.TrimPrefix(url, "http://"), "POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
-}
-
-// cutOff sends head, then a byte every 300 ms, and fails t unless the server
-// closes the connection. The 30 s bound only catches a server that never
-// does: the servers under test read for 1 s.
-func cutOff(t *testing.T, addr, head string) {
-	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := io.WriteString(conn, head); err != nil {
-		t.Fatal(err)
-	}
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(300 * time.Millisecond):
-				if _, err := conn.Write([]byte("x")); err != nil {
-					return
-				}
-			}
-		}
-	}()
-	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-	_, err = io.Copy(io.Discard, conn) // whatever the server answers, until it closes
-	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
-		t.Errorf("a body trickling a byte every 300 ms held the connection for 30 s")
-	}
+	blackbox.CutsOffATrickle(t, strings.TrimPrefix(url, "http://"), "POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,28 +45,36 @@ func startAPIOut(t *testing.T, dir string, flags ...string) (proc.Banner, *boots
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
 		emulator.Dynalite(t) // skips, or fails under CI, with the reason
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr bootstraps.Output
-	done := make(chan error, 1)
 	shell := map[string]string{"PORT": "0"}
 	args := []string{"startapi", "-bootstraps", dir, "-template", filepath.Join(root, "template.yaml"),
 		"-env", filepath.Join(root, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite")}
 	args = append(args, flags...)
-	go func() {
-		done <- command().Run(ctx, args, func(k string) (string, bool) { v, ok := shell[k]; return v, ok }, &stdout, &stderr)
-	}()
+	return launch(t, func(ctx context.Context, stdout, stderr io.Writer) error {
+		return command().Run(ctx, args, func(k string) (string, bool) { v, ok := shell[k]; return v, ok }, stdout, stderr)
+	})
+}
+
+// launch runs serve (start-api's Run, or its Serve) until the test ends,
+// when it must stop cleanly with one stopped line, and returns the banner
+// once it listens and what it prints. The bounds only catch a hang.
+func launch(t *testing.T, serve func(ctx context.Context, stdout, stderr io.Writer) error) (proc.Banner, *bootstraps.Output) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr bootstraps.Output
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, &stdout, &stderr) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Errorf("run: %v", err)
+				t.Errorf("start-api: %v", err)
 			}
 			if n := strings.Count(stdout.String(), "stopped"); n != 1 {
 				t.Errorf("%d stopped lines after a clean stop, want 1:\n%s", n, stdout.String())
 			}
 		case <-time.After(30 * time.Second):
-			t.Error("run did not return within 30s of cancel")
+			t.Error("start-api did not return within 30s of cancel")
 		}
 	})
 	deadline := time.After(60 * time.Second)
@@ -79,7 +88,7 @@ func startAPIOut(t *testing.T, dir string, flags ...string) (proc.Banner, *boots
 		}
 		select {
 		case err := <-done:
-			t.Fatalf("run returned before it listened: %v\n%s", err, stderr.String())
+			t.Fatalf("start-api returned before it listened: %v\n%s", err, stderr.String())
 		case <-deadline:
 			t.Fatalf("no banner within 60s:\n%s\n%s", stdout.String(), stderr.String())
 		case <-time.After(20 * time.Millisecond):

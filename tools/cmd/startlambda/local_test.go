@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"maps"
 	"net"
@@ -21,6 +20,7 @@ import (
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 
 	"github.com/plantstore/plantstore/internal/devserver"
+	"github.com/plantstore/plantstore/tools/blackbox"
 	"github.com/plantstore/plantstore/tools/bootstraps"
 	"github.com/plantstore/plantstore/tools/fixtures"
 	"github.com/plantstore/plantstore/tools/localserve"
@@ -151,41 +151,7 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 	s := startServer(t, t.TempDir(), nil, map[string]string{}, func(c *localserve.Config) {
 		c.Timeouts = devserver.Timeouts{ReadHeader: time.Second, Read: time.Second, Idle: time.Second}
 	})
-	cutOff(t, strings.TrimPrefix(s.url, "http://"), "POST /2015-03-31/functions/CreatePlantFunction/invocations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{")
-}
-
-// cutOff sends head, then a byte every 300 ms, and fails t unless the server
-// closes the connection. The 30 s bound only catches a server that never
-// does: the servers under test read for 1 s.
-func cutOff(t *testing.T, addr, head string) {
-	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := io.WriteString(conn, head); err != nil {
-		t.Fatal(err)
-	}
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(300 * time.Millisecond):
-				if _, err := conn.Write([]byte("x")); err != nil {
-					return
-				}
-			}
-		}
-	}()
-	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-	_, err = io.Copy(io.Discard, conn) // whatever the server answers, until it closes
-	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
-		t.Errorf("a body trickling a byte every 300 ms held the connection for 30 s")
-	}
+	blackbox.CutsOffATrickle(t, strings.TrimPrefix(s.url, "http://"), "POST /2015-03-31/functions/CreatePlantFunction/invocations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{")
 }
 
 // The PreTraffic hook, invoked through make start-lambda from a shell that
