@@ -53,6 +53,7 @@ type Trace struct {
 
 	invocations map[string]bool // Lambda request ids → a log line has come
 	authReason  string          // the authorizer's logged reason
+	ids         []string        // its keys in the recorder's byID
 }
 
 // Recorder keeps the last Keep traces and prints one line per request.
@@ -138,8 +139,7 @@ func Invoked(ctx context.Context, requestID, traceHeader string) {
 	a.r.mu.Lock()
 	defer a.r.mu.Unlock()
 	a.t.invocations[requestID] = false
-	a.r.byID[requestID] = a.t
-	a.r.byID[traceHeader] = a.t
+	a.r.index(a.t, requestID, traceHeader)
 }
 
 // AddStep records a step of the trace that id names (a Lambda request id
@@ -201,17 +201,22 @@ func (r *Recorder) begin(req *http.Request) *Trace {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.traces = append(r.traces, t)
-	r.byID[t.ID] = t
+	r.index(t, t.ID)
 	for len(r.traces) > keep {
-		old := r.traces[0]
-		r.traces = r.traces[1:]
-		for id, o := range r.byID {
-			if o == old {
-				delete(r.byID, id)
-			}
+		for _, id := range r.traces[0].ids {
+			delete(r.byID, id)
 		}
+		r.traces = r.traces[1:]
 	}
 	return t
+}
+
+// index finds t by ids from now on; r.mu is held.
+func (r *Recorder) index(t *Trace, ids ...string) {
+	for _, id := range ids {
+		r.byID[id] = t
+	}
+	t.ids = append(t.ids, ids...)
 }
 
 // finish records the answer, waits a moment for the invocations' log
@@ -277,7 +282,7 @@ func (t *Trace) copy() Trace {
 	c := *t
 	c.Steps = append([]Step(nil), t.Steps...)
 	c.Logs = append([]string(nil), t.Logs...)
-	c.invocations = nil
+	c.invocations, c.ids = nil, nil
 	return c
 }
 

@@ -130,26 +130,34 @@ func newExplorer(path string, env map[string]string, scope string) (trace.Explor
 			return ex, err
 		}
 	}
-	if secret := env["AUTH_HS256_SECRET"]; secret != "" {
-		spec := auth.TokenSpec{Issuer: env["AUTH_ISSUER"], Audience: env["AUTH_AUDIENCE"], Subject: "local-developer", Scope: cmp.Or(scope, env["AUTH_REQUIRED_SCOPE"]), IssuedAt: time.Now(), TTL: 24 * time.Hour}
-		if ex.Token, err = auth.NewHS256Token([]byte(secret), spec); err != nil {
+	if secret, spec, ok := tokenSpec(env, scope); ok {
+		spec.IssuedAt, spec.TTL = time.Now(), 24*time.Hour // as the printed one's
+		if ex.Token, err = auth.NewHS256Token(secret, spec); err != nil {
 			return ex, err
 		}
 	}
 	return ex, nil
 }
 
+// tokenSpec is the token that the authorizer whose environment is env
+// accepts, when that environment holds an HS256 secret: its issuer and
+// audience, the local developer, and scope, else AUTH_REQUIRED_SCOPE.
+func tokenSpec(env map[string]string, scope string) ([]byte, auth.TokenSpec, bool) {
+	secret := env["AUTH_HS256_SECRET"]
+	spec := auth.TokenSpec{Issuer: env["AUTH_ISSUER"], Audience: env["AUTH_AUDIENCE"], Subject: "local-developer", Scope: cmp.Or(scope, env["AUTH_REQUIRED_SCOPE"])}
+	return []byte(secret), spec, secret != ""
+}
+
 // printToken prints a token that the authorizer accepts, when its
 // environment holds an HS256 secret, and a curl line to try it. Its scope is
 // scope, else the authorizer's AUTH_REQUIRED_SCOPE.
 func printToken(w io.Writer, env map[string]string, scope, url string) error {
-	secret := env["AUTH_HS256_SECRET"]
-	if secret == "" {
+	secret, spec, ok := tokenSpec(env, scope)
+	if !ok {
 		fmt.Fprintln(w, "The authorizer has no HS256 secret in its environment; bring a token its JWKS accepts.")
 		return nil
 	}
-	spec := auth.TokenSpec{Issuer: env["AUTH_ISSUER"], Audience: env["AUTH_AUDIENCE"], Subject: "local-developer", Scope: cmp.Or(scope, env["AUTH_REQUIRED_SCOPE"])}
-	return devserver.PrintToken(w, []byte(secret), spec, url, ", signed with the authorizer's AUTH_HS256_SECRET from the env file", time.Now())
+	return devserver.PrintToken(w, secret, spec, url, ", signed with the authorizer's AUTH_HS256_SECRET from the env file", time.Now())
 }
 
 // servedFunctions are the functions the API invokes: its routes' and its
