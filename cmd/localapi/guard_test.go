@@ -2,12 +2,11 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/tools/blackbox"
 	"github.com/plantstore/plantstore/tools/contract"
 )
 
@@ -34,28 +33,12 @@ func TestWebPagesAreRefused(t *testing.T) {
 		{"an allowed Host", "devbox.test:" + port, "", "", 200, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, err := http.NewRequest("POST", s.url+"/plants", strings.NewReader(fmt.Sprintf(`{"id":%d,"name":"x"}`, i+1)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Host = tc.host
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+s.token)
-			if tc.origin != "" {
-				req.Header.Set("Origin", tc.origin)
-			}
-			if tc.fetchSite != "" {
-				req.Header.Set("Sec-Fetch-Site", tc.fetchSite)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			e := contract.Check(t, "POST", "/plants", resp.StatusCode, resp.Header, body)
-			if resp.StatusCode != tc.status || e.Error != tc.code {
-				t.Errorf("Host %s, Origin %q: %d %s, want %d %d", tc.host, tc.origin, resp.StatusCode, body, tc.status, tc.code)
+			status, header, body := blackbox.AsAPage(t, s.url+"/plants", tc.host, map[string]string{
+				"Content-Type": "application/json", "Authorization": "Bearer " + s.token, "Origin": tc.origin, "Sec-Fetch-Site": tc.fetchSite,
+			}, fmt.Sprintf(`{"id":%d,"name":"x"}`, i+1))
+			e := contract.Check(t, "POST", "/plants", status, header, body)
+			if status != tc.status || e.Error != tc.code {
+				t.Errorf("Host %s, Origin %q: %d %s, want %d %d", tc.host, tc.origin, status, body, tc.status, tc.code)
 			}
 		})
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,27 +67,13 @@ func TestWebPagesAreRefused(t *testing.T) {
 		{"an allowed Host", "devbox.test:" + port, "", 401, 40100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, err := http.NewRequest("POST", url+"/plants", strings.NewReader(`{"id":1,"name":"x"}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Host = tc.host
-			req.Header.Set("Content-Type", "text/plain")
-			if tc.origin != "" {
-				req.Header.Set("Origin", tc.origin)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			status, header, body := blackbox.AsAPage(t, url+"/plants", tc.host, map[string]string{"Origin": tc.origin}, `{"id":1,"name":"x"}`)
 			var e struct {
 				Error   int32  `json:"error"`
 				Message string `json:"message"`
 			}
-			if resp.StatusCode != tc.status || json.Unmarshal(body, &e) != nil || e.Error != tc.code || e.Message == "" || resp.Header.Get("Cache-Control") != "no-store" {
-				t.Errorf("Host %s, Origin %q: %d %s, want %d with error %d", tc.host, tc.origin, resp.StatusCode, body, tc.status, tc.code)
+			if status != tc.status || json.Unmarshal(body, &e) != nil || e.Error != tc.code || e.Message == "" || header.Get("Cache-Control") != "no-store" {
+				t.Errorf("Host %s, Origin %q: %d %s, want %d with error %d", tc.host, tc.origin, status, body, tc.status, tc.code)
 			}
 		})
 	}

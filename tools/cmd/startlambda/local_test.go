@@ -120,25 +120,11 @@ func TestWebPagesAreRefused(t *testing.T) {
 		{"an allowed Host", "devbox.test:" + port, "", "Nope", 404, "ResourceNotFound"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, err := http.NewRequest("POST", s.url+"/2015-03-31/functions/"+tc.function+"/invocations", strings.NewReader(`{}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Host = tc.host
-			req.Header.Set("Content-Type", "text/plain")
-			if tc.origin != "" {
-				req.Header.Set("Origin", tc.origin)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			status, header, body := blackbox.AsAPage(t, s.url+"/2015-03-31/functions/"+tc.function+"/invocations", tc.host, map[string]string{"Origin": tc.origin}, `{}`)
 			var doc struct{ Type, Message string }
-			if resp.StatusCode != tc.status || resp.Header.Get("X-Amzn-Errortype") != tc.errorType || json.Unmarshal(body, &doc) != nil || doc.Type != "User" || doc.Message == "" {
+			if status != tc.status || header.Get("X-Amzn-Errortype") != tc.errorType || json.Unmarshal(body, &doc) != nil || doc.Type != "User" || doc.Message == "" {
 				t.Errorf("Host %s, Origin %q: %d %s %s, want %d %s in the Invoke API's error shape",
-					tc.host, tc.origin, resp.StatusCode, resp.Header.Get("X-Amzn-Errortype"), body, tc.status, tc.errorType)
+					tc.host, tc.origin, status, header.Get("X-Amzn-Errortype"), body, tc.status, tc.errorType)
 			}
 		})
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,4 +44,30 @@ func CutsOffATrickle(t *testing.T, addr, head string) {
 	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
 		t.Errorf("a body trickling a byte every 300 ms held the connection for 30 s")
 	}
+}
+
+// AsAPage sends a POST of body to url as a web page or a program would:
+// with Host host and, when not empty, the headers in headers (Origin,
+// Sec-Fetch-Site, Authorization). It returns the answer's status, headers
+// and body: the local servers' LoopbackOnly refusals are checked by it.
+func AsAPage(t *testing.T, url, host string, headers map[string]string, body string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	req.Header.Set("Content-Type", "text/plain")
+	for k, v := range headers {
+		if v != "" {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, b
 }
