@@ -55,10 +55,10 @@ type Tool struct {
 
 // Command is make start-api or make start-lambda.
 type Command struct {
-	Target string              // the make target, e.g. "start-api"
-	Port   int                 // PORT's default
-	Flags  func(*flag.FlagSet) // the command's own flags, beside the shared ones; nil for none
-	Tool   func(cfg Config, lookupEnv func(string) (string, bool)) Tool
+	Target string                                                                         // the make target, e.g. "start-api"
+	Port   int                                                                            // PORT's default
+	Flags  func(*flag.FlagSet)                                                            // the command's own flags, beside the shared ones; nil for none
+	Tool   func(cfg Config, lookupEnv func(string) (string, bool), stdout io.Writer) Tool // stdout: what the tool prints to
 }
 
 // Main runs c in this process, on its arguments and environment, until
@@ -83,7 +83,7 @@ func (c Command) Parse(args []string, lookupEnv func(string) (string, bool), std
 
 // Serve runs the command's tool as cfg says until ctx ends.
 func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
-	tool := c.Tool(cfg, lookupEnv)
+	tool := c.Tool(cfg, lookupEnv, stdout)
 	tpl, err := samtemplate.Load(cfg.Template)
 	if err != nil {
 		return err
@@ -104,9 +104,6 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	output := stderr
 	if tool.Trace != nil {
 		output = tool.Trace.Logs(stderr)
-		if tool.Trace.Out == nil {
-			tool.Trace.Out = stdout // one line per request
-		}
 	}
 	next := func(set *localfn.Set) (Generation, error) {
 		stopTrace := func() {}

@@ -53,21 +53,21 @@ func command() localserve.Command {
 		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&apiID, "api", apiID, "logical ID of the AWS::Serverless::Api to serve")
 		},
-		Tool: func(cfg localserve.Config, lookupEnv func(string) (string, bool)) localserve.Tool {
-			return gatewayTool(cfg, apiID, lookupEnv)
+		Tool: func(cfg localserve.Config, lookupEnv func(string) (string, bool), stdout io.Writer) localserve.Tool {
+			return gatewayTool(cfg, apiID, lookupEnv, stdout)
 		},
 	}
 }
 
 // gatewayTool serves the API apiID as API Gateway would, in front of its
 // functions.
-func gatewayTool(cfg localserve.Config, apiID string, lookupEnv func(string) (string, bool)) localserve.Tool {
+func gatewayTool(cfg localserve.Config, apiID string, lookupEnv func(string) (string, bool), stdout io.Writer) localserve.Tool {
 	// current is the newest gateway, whose gateway responses answer
 	// refused requests.
 	var current atomic.Pointer[gateway.Gateway]
-	// Every request is traced: one line each on the terminal, and the
-	// page under /_plantstore/ with their steps and log lines.
-	rec := trace.NewRecorder(nil)
+	// Every request is traced: one line each on stdout, and the page
+	// under /_plantstore/ with their steps and log lines.
+	rec := trace.NewRecorder(stdout)
 	return localserve.Tool{
 		Trace:     rec,
 		Name:      "Plant Store start-api",

@@ -31,7 +31,7 @@ func main() { command.Main() }
 var command = localserve.Command{
 	Target: "start-lambda",
 	Port:   3001, // SAM CLI's default for start-lambda
-	Tool: func(cfg localserve.Config, _ func(string) (string, bool)) localserve.Tool {
+	Tool: func(cfg localserve.Config, _ func(string) (string, bool), _ io.Writer) localserve.Tool {
 		return localserve.Tool{
 			Name:      "Plant Store start-lambda",
 			Functions: func(tpl *samtemplate.Template) ([]string, error) { return tpl.Functions(), nil },
