@@ -148,10 +148,11 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		logger.Warn("listening beyond loopback: anyone who can reach this address can try tokens", "host", cfg.host,
 			"answered", "requests naming a loopback host, the address listened on or a name of ALLOW_HOSTS")
 	}
+	api := httpapi.NewHandler(loggedStore{store, logger}, logger, httpapi.RequireToken(loggedVerifier{tokens, logger}))
 	srv := devserver.Server{
 		Name:     "Plant Store local API",
 		Addr:     net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)),
-		Handler:  devserver.LoopbackOnly(withTimeout(cfg.request, httpapi.NewHandler(store, logger, httpapi.RequireToken(tokens))), cfg.allowHosts, refuse),
+		Handler:  devserver.LoopbackOnly(withRequestID(withTimeout(cfg.request, api)), cfg.allowHosts, refuse),
 		Timeouts: cfg.timeouts,
 		Logger:   logger,
 	}

@@ -3,8 +3,12 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/plantstore/plantstore/internal/httpapi"
 )
@@ -15,53 +19,135 @@ import (
 // A request line of createplant also names the request's outcome.
 func (r *Recorder) Logs(w io.Writer) io.Writer { return &logWriter{r: r, w: w} }
 
+// LogsAbove is Logs, passing on to w only the lines at level or above (and
+// any line that is not a JSON log line); every line still reaches its
+// trace. make run TRACE=1 runs the local API at debug level for its step
+// lines and shows what the developer's LOG_LEVEL asks for.
+func (r *Recorder) LogsAbove(w io.Writer, level slog.Level) io.Writer {
+	return &logWriter{r: r, w: w, filter: true, level: level}
+}
+
 type logWriter struct {
-	r    *Recorder
-	w    io.Writer
-	mu   sync.Mutex
-	part []byte // a line not yet ended
+	r      *Recorder
+	w      io.Writer
+	filter bool // pass on whole lines at level or above, not the bytes as they come
+	level  slog.Level
+	mu     sync.Mutex
+	part   []byte // a line not yet ended
 }
 
 func (l *logWriter) Write(p []byte) (int, error) {
-	n, err := l.w.Write(p)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	var err error
+	if !l.filter {
+		_, err = l.w.Write(p)
+	}
 	l.part = append(l.part, p...)
 	for {
 		i := bytes.IndexByte(l.part, '\n')
 		if i < 0 {
 			break
 		}
-		l.r.logLine(string(l.part[:i]))
+		line := l.part[:i+1]
+		if level, ok := l.r.logLine(string(line[:i])); l.filter && (!ok || level >= l.level) {
+			if _, werr := l.w.Write(line); werr != nil {
+				err = werr
+			}
+		}
 		l.part = l.part[i+1:]
 	}
 	if len(l.part) > 64<<10 { // not a log line of ours; do not hold it
+		if l.filter {
+			_, err = l.w.Write(l.part)
+		}
 		l.part = nil
 	}
-	return n, err
+	return len(p), err
 }
 
-func (r *Recorder) logLine(line string) {
+// The messages that end an invocation's lines: createplant's and the
+// local API's request line, and the authorizer's decision.
+const authorizeMessage = "authorize"
+
+func final(msg string) bool { return msg == httpapi.LogMessage || msg == authorizeMessage }
+
+// The local API's step lines (cmd/localapi, at LOG_LEVEL=debug): its token
+// check and its store call, each with the request's id, its outcome and
+// durationMs.
+const (
+	tokenMessage = "token"
+	storeMessage = "store"
+)
+
+// logLine gives line to the trace of the request it names, or holds it
+// until that request is known (Invoked); it returns the line's level, and
+// whether it is a JSON log line.
+func (r *Recorder) logLine(line string) (slog.Level, bool) {
 	var attrs map[string]any
 	if json.Unmarshal([]byte(line), &attrs) != nil {
-		return
+		return 0, false
+	}
+	var level slog.Level
+	if s, ok := attrs["level"].(string); ok {
+		_ = level.UnmarshalText([]byte(s))
 	}
 	requestID, _ := attrs["requestId"].(string)
 	if requestID == "" {
-		return
+		return level, true
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := r.byID[requestID]
 	if t == nil {
+		r.hold(requestID, line)
+		return level, true
+	}
+	r.attach(t, requestID, line, attrs)
+	r.arrived.Broadcast()
+	return level, true
+}
+
+// heldIDs bounds the ids whose lines wait for their request to be known.
+const heldIDs = 256
+
+// hold keeps line until Invoked names its request id; r.mu is held. The
+// local API names a request's id in its answer, which can come after the
+// request's first lines.
+func (r *Recorder) hold(requestID, line string) {
+	if _, ok := r.held[requestID]; !ok {
+		if len(r.heldOrder) == heldIDs {
+			delete(r.held, r.heldOrder[0])
+			r.heldOrder = r.heldOrder[1:]
+		}
+		r.heldOrder = append(r.heldOrder, requestID)
+	}
+	r.held[requestID] = append(r.held[requestID], line)
+}
+
+// claim gives t the held lines of requestID; r.mu is held.
+func (r *Recorder) claim(t *Trace, requestID string) {
+	lines := r.held[requestID]
+	if lines == nil {
 		return
 	}
+	delete(r.held, requestID)
+	for _, line := range lines {
+		var attrs map[string]any
+		_ = json.Unmarshal([]byte(line), &attrs)
+		r.attach(t, requestID, line, attrs)
+	}
+}
+
+// attach adds a log line of requestID to t; r.mu is held.
+func (r *Recorder) attach(t *Trace, requestID, line string, attrs map[string]any) {
 	t.Logs = append(t.Logs, line)
-	if _, ok := t.invocations[requestID]; ok {
+	msg, _ := attrs["msg"].(string)
+	if _, ok := t.invocations[requestID]; ok && final(msg) {
 		t.invocations[requestID] = true
 	}
 	// The authorizer's line says why it decided as it did.
-	if reason, _ := attrs["reason"].(string); attrs["msg"] == "authorize" && reason != "" && reason != "none" {
+	if reason, _ := attrs["reason"].(string); msg == authorizeMessage && reason != "" && reason != "none" {
 		t.authReason = reason // for a step not recorded yet
 		for i := len(t.Steps) - 1; i >= 0; i-- {
 			if t.Steps[i].Name == "authorizer" {
@@ -70,8 +156,38 @@ func (r *Recorder) logLine(line string) {
 			}
 		}
 	}
-	if outcome, _ := attrs[httpapi.LogOutcome].(string); attrs["msg"] == httpapi.LogMessage && outcome != "" && t.Answer == "" {
+	if outcome, _ := attrs[httpapi.LogOutcome].(string); msg == httpapi.LogMessage && outcome != "" && t.Answer == "" {
 		t.Answer = outcome
 	}
-	r.arrived.Broadcast()
+	if msg == tokenMessage || msg == storeMessage {
+		r.stepLine(t, msg, attrs)
+	}
+}
+
+// stepLine records a step line of the local API as a step: it was logged
+// at its end, so it began durationMs before its time.
+func (r *Recorder) stepLine(t *Trace, msg string, attrs map[string]any) {
+	at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(attrs["time"]))
+	took, ok := attrs[httpapi.LogDuration].(float64)
+	if err != nil || !ok {
+		return
+	}
+	d := time.Duration(took * float64(time.Millisecond))
+	detail := []string{fmt.Sprint(attrs["outcome"])}
+	name := msg
+	switch msg {
+	case tokenMessage:
+		if s, _ := attrs["subject"].(string); s != "" {
+			detail = append(detail, "subject "+s)
+		}
+		if s, _ := attrs["reason"].(string); s != "" {
+			detail = append(detail, "reason "+s)
+		}
+	case storeMessage:
+		name += " " + fmt.Sprint(attrs["op"])
+		if s, _ := attrs["error"].(string); s != "" {
+			detail = append(detail, s)
+		}
+	}
+	r.addStep(t, name, at.Add(-d), d, strings.Join(detail, ", "), "")
 }

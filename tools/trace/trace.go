@@ -70,15 +70,17 @@ type Recorder struct {
 	// before it serves).
 	Explorer Explorer
 
-	mu      sync.Mutex
-	traces  []*Trace          // oldest first
-	byID    map[string]*Trace // trace ids, Lambda request ids and trace headers
-	arrived *sync.Cond        // a log line came
+	mu        sync.Mutex
+	traces    []*Trace            // oldest first
+	byID      map[string]*Trace   // trace ids, Lambda request ids and trace headers
+	held      map[string][]string // log lines of request ids not known yet (hold)
+	heldOrder []string            // their ids, oldest first
+	arrived   *sync.Cond          // a log line came
 }
 
 // NewRecorder prints to out.
 func NewRecorder(out io.Writer) *Recorder {
-	r := &Recorder{Out: out, byID: map[string]*Trace{}}
+	r := &Recorder{Out: out, byID: map[string]*Trace{}, held: map[string][]string{}}
 	r.arrived = sync.NewCond(&r.mu)
 	return r
 }
@@ -130,7 +132,9 @@ func Answered(ctx context.Context, typ string) {
 
 // Invoked ties a function invocation to the request ctx carries: its
 // Lambda request id (the log lines' requestId) and its trace header (what
-// the SDK sends to DynamoDB).
+// the SDK sends to DynamoDB), or "" when it has none. The request waits for
+// the invocation's last log line (its request or authorize line) before
+// its line is printed, for at most LogWait.
 func Invoked(ctx context.Context, requestID, traceHeader string) {
 	a, _ := ctx.Value(ctxKey{}).(*active)
 	if a == nil {
@@ -139,7 +143,11 @@ func Invoked(ctx context.Context, requestID, traceHeader string) {
 	a.r.mu.Lock()
 	defer a.r.mu.Unlock()
 	a.t.invocations[requestID] = false
-	a.r.index(a.t, requestID, traceHeader)
+	a.r.index(a.t, requestID)
+	if traceHeader != "" {
+		a.r.index(a.t, traceHeader)
+	}
+	a.r.claim(a.t, requestID)
 }
 
 // AddStep records a step of the trace that id names (a Lambda request id
@@ -159,6 +167,11 @@ func (r *Recorder) AddStep(id, name string, start time.Time, took time.Duration,
 func (r *Recorder) step(t *Trace, name string, start time.Time, took time.Duration, detail, doc string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.addStep(t, name, start, took, detail, doc)
+}
+
+// addStep is step with r.mu held.
+func (r *Recorder) addStep(t *Trace, name string, start time.Time, took time.Duration, detail, doc string) {
 	st := Step{Name: name, Start: start.Sub(t.Start), Took: took, Detail: detail, Doc: doc}
 	if name == "authorizer" && t.authReason != "" {
 		st.Detail += ", reason " + t.authReason

@@ -2,9 +2,11 @@ package trace
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +165,50 @@ func TestTheExplorerReadsTheOpenAPIDocument(t *testing.T) {
 	}
 	if len(r.Traces()) != 0 {
 		t.Error("the page's own requests were traced")
+	}
+}
+
+// make run's local API names a request's id only in its answer, after its
+// step lines: they are held until Invoked claims them and become steps at
+// their own times; the request's line waits for its request line, not its
+// first; LogsAbove passes on only what the developer's level asks for.
+func TestTheLocalAPIsLinesJoinTheirRequest(t *testing.T) {
+	t.Parallel()
+	var out, passed watchtest.Output
+	r := NewRecorder(&out)
+	r.LogWait = time.Minute // the request line comes; only a hang waits this long
+	logs := r.LogsAbove(&passed, slog.LevelInfo)
+	at := func(d time.Duration) string { return time.Now().Add(d).Format(time.RFC3339Nano) }
+	answered, served := make(chan struct{}), make(chan struct{})
+	h := r.Handler(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		io.WriteString(logs, `{"time":"`+at(0)+`","level":"DEBUG","msg":"token","requestId":"api-1","durationMs":0.5,"outcome":"accepted","subject":"dev"}`+"\n")
+		io.WriteString(logs, `{"time":"`+at(3*time.Millisecond)+`","level":"DEBUG","msg":"store","requestId":"api-1","durationMs":2,"op":"Create","outcome":"created"}`+"\n")
+		Invoked(req.Context(), "api-1", "")
+		w.WriteHeader(http.StatusOK)
+		close(answered)
+	}))
+	go func() {
+		defer close(served)
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/plants", nil))
+	}()
+	<-answered
+	select {
+	case <-served:
+		t.Fatalf("the line was printed before the request line came: %q", out.String())
+	case <-time.After(50 * time.Millisecond): // a slow machine can only hide the fault, never fake it
+	}
+	io.WriteString(logs, `{"time":"`+at(0)+`","level":"INFO","msg":"request","requestId":"api-1","status":200,"outcome":"created"}`+"\n")
+	<-served
+
+	line := out.String()
+	if !regexp.MustCompile(`^\S+ POST /plants 200 created \S+ \| token \+\S+ 0\.50ms accepted, subject dev \| store Create \+\S+ 2\.0ms created\n$`).MatchString(line) {
+		t.Errorf("line %q", line)
+	}
+	got := r.Traces()[0]
+	if len(got.Logs) != 3 {
+		t.Errorf("%d log lines on the trace, want 3", len(got.Logs))
+	}
+	if p := passed.String(); strings.Contains(p, "DEBUG") || !strings.Contains(p, `"msg":"request"`) {
+		t.Errorf("passed on at INFO:\n%s", p)
 	}
 }

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/plantstore/plantstore/internal/auth"
+	"github.com/plantstore/plantstore/internal/httpapi"
+	"github.com/plantstore/plantstore/internal/plant"
+)
+
+// Each answer names its request id in x-amzn-RequestId, as API Gateway's
+// answers do; it is the requestId of the request's log lines. At
+// LOG_LEVEL=debug the token check and the store call each log a line of
+// their own (stepToken, stepStore) with that id and their durationMs, which
+// make run TRACE=1 (tools/trace) joins into the request's steps.
+const (
+	requestIDHeader = "x-amzn-RequestId" // as API Gateway spells it
+	stepToken       = "token"
+	stepStore       = "store"
+)
+
+type requestIDKey struct{}
+
+// withRequestID gives each request its id.
+func withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := rand.Text()
+		w.Header()[requestIDHeader] = []string{id}
+		ctx := context.WithValue(httpapi.WithRequestID(r.Context(), id), requestIDKey{}, id)
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// stepAttrs are the attributes every step line starts with.
+func stepAttrs(ctx context.Context, start time.Time) []slog.Attr {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return []slog.Attr{
+		slog.String("requestId", id),
+		slog.Float64(httpapi.LogDuration, float64(time.Since(start).Microseconds())/1000),
+	}
+}
+
+// loggedVerifier logs each token check at debug level: accepted with its
+// subject, or refused with its reason (auth.Reason), never the token.
+type loggedVerifier struct {
+	next httpapi.Verifier
+	log  *slog.Logger
+}
+
+func (v loggedVerifier) VerifyHeader(ctx context.Context, header string) (auth.Principal, error) {
+	if !v.log.Enabled(ctx, slog.LevelDebug) {
+		return v.next.VerifyHeader(ctx, header)
+	}
+	start := time.Now()
+	p, err := v.next.VerifyHeader(ctx, header)
+	attrs := stepAttrs(ctx, start)
+	if err != nil {
+		attrs = append(attrs, slog.String("outcome", "refused"), slog.String("reason", auth.Reason(err)))
+	} else {
+		attrs = append(attrs, slog.String("outcome", "accepted"), slog.String("subject", p.Subject))
+	}
+	v.log.LogAttrs(ctx, slog.LevelDebug, stepToken, attrs...)
+	return p, err
+}
+
+// loggedStore logs each store call at debug level with its outcome:
+// created, replayed, exists (a different plant holds the id), unavailable
+// or failed, with the error of the last two.
+type loggedStore struct {
+	next plant.Store
+	log  *slog.Logger
+}
+
+func (s loggedStore) Create(ctx context.Context, p plant.NewPlant) (bool, error) {
+	if !s.log.Enabled(ctx, slog.LevelDebug) {
+		return s.next.Create(ctx, p)
+	}
+	start := time.Now()
+	created, err := s.next.Create(ctx, p)
+	attrs := append(stepAttrs(ctx, start), slog.String("op", "Create"))
+	switch {
+	case err == nil && created:
+		attrs = append(attrs, slog.String("outcome", "created"))
+	case err == nil:
+		attrs = append(attrs, slog.String("outcome", "replayed"))
+	case errors.Is(err, plant.ErrExists):
+		attrs = append(attrs, slog.String("outcome", "exists"))
+	case errors.Is(err, plant.ErrUnavailable):
+		attrs = append(attrs, slog.String("outcome", "unavailable"), slog.String("error", err.Error()))
+	default:
+		attrs = append(attrs, slog.String("outcome", "failed"), slog.String("error", err.Error()))
+	}
+	s.log.LogAttrs(ctx, slog.LevelDebug, stepStore, attrs...)
+	return created, err
+}
