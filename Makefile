@@ -46,21 +46,21 @@ ENV_VARS      ?= events/env.json
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./internal/auth:FuzzClaims ./functions/createplant:FuzzProxyEvent
 
-.PHONY: chromium help run test fuzz lint bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/startlambda bin/invoke bin/runwatch start-lambda
+.PHONY: chromium help run test fuzz lint bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/startlambda bin/invoke bin/runfront start-lambda
 
 # The commands a person runs (make run, start-api, invoke) are built, then
 # run: a built binary exits 0 on a clean Ctrl-C and its one-line errors stand
 # alone, where `go run` adds "exit status 1" and turns Ctrl-C into an error.
 bin/localapi:
 	@$(GO) build -o $@ ./cmd/localapi
-bin/startapi bin/startlambda bin/invoke bin/runwatch:
+bin/startapi bin/startlambda bin/invoke bin/runfront:
 	@$(GO) build -o $@ ./tools/cmd/$(notdir $@)
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-28s %s\n", $$1, $$2}'
 
-run: bin/localapi $(if $(WATCH),bin/runwatch) ## the local API on 127.0.0.1:3000 with the embedded store (prints a token; TOKEN_SCOPE=... for its scope; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
-	@exec $(if $(WATCH),bin/runwatch,bin/localapi)
+run: bin/localapi $(if $(WATCH)$(TRACE),bin/runfront) ## the local API on 127.0.0.1:3000 with the embedded store (prints a token; TOKEN_SCOPE=... for its scope; TRACE=1 traces each request; WATCH=1 traces and reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
+	@exec $(if $(WATCH)$(TRACE),bin/runfront $(if $(WATCH),-watch),bin/localapi)
 
 # CI=true: the tests that need moto, dynalite, node or the SAM translator fail
 # when one is missing instead of skipping (plain `go test` skips them and says

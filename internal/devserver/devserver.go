@@ -1,7 +1,7 @@
 // Package devserver holds what the servers a developer runs on a laptop
 // share: make run (cmd/localapi), make start-api (tools/cmd/startapi), make
-// start-lambda (tools/cmd/startlambda) and make run WATCH=1's front
-// (tools/cmd/runwatch). They read PORT the same way, answer only this
+// start-lambda (tools/cmd/startlambda) and make run TRACE=1 or WATCH=1 front
+// (tools/cmd/runfront). They read PORT the same way, answer only this
 // machine's programs and pages (LoopbackOnly), listen, serve and stop with
 // one skeleton (Server.Run) whose bounds are chosen here (APITimeouts,
 // ToolTimeouts), print the same kind of banner (where they listen, a token

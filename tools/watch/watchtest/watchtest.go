@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -94,6 +95,22 @@ func (o *Output) WaitFor(t *testing.T, want string, n int) {
 	for strings.Count(o.String(), want) < n {
 		if time.Now().After(deadline) {
 			t.Fatalf("no %q (x%d) within 3 minutes:\n%s", want, n, o.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// WaitMatch waits until the output has a match of re and returns it; the
+// bound only stops a hang, as WaitFor's.
+func (o *Output) WaitMatch(t *testing.T, re *regexp.Regexp) string {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		if m := re.FindString(o.String()); m != "" {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no match of %s within 3 minutes:\n%s", re, o.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -27,7 +27,7 @@ func TestReloads(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	env := append(os.Environ(), "PORT=0", "STORE_PATH="+filepath.Join(t.TempDir(), "plants.db"))
-	go func() { done <- run(ctx, env, &stdout, &stderr, root) }()
+	go func() { done <- run(ctx, env, &stdout, &stderr, root, true) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -1,0 +1,244 @@
+// Command runfront is `make run TRACE=1` and `make run WATCH=1`: the local
+// API (cmd/localapi) behind a front that traces every request and, with
+// -watch, rebuilds and restarts it on every change of the Go source that
+// ships (tools/watch) without dropping a request.
+//
+// The front holds the listening port and passes each request to the
+// current cmd/localapi process on a private loopback port. That process
+// runs at LOG_LEVEL=debug, so its token check and store call each log a
+// step line; the front joins them to their request by the id its answer
+// names (x-amzn-RequestId), prints one line per request and serves the
+// page under /_plantstore/ (tools/trace), and passes on only the log lines
+// the developer's LOG_LEVEL asks for.
+//
+// On a change it builds first while the old process keeps serving; a build
+// that fails leaves the old code serving and prints the compiler's error
+// once. Then requests that arrive wait a moment, those in flight finish on
+// the old process, the old process stops (it holds the bbolt file's lock),
+// the new one starts on the same store, and the waiting requests go to it.
+// The HS256 secret is made once, so the printed token works across reloads.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/plantstore/plantstore/internal/devserver"
+	"github.com/plantstore/plantstore/internal/logging"
+	"github.com/plantstore/plantstore/tools/localserve"
+	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/tools/trace"
+	"github.com/plantstore/plantstore/tools/watch"
+)
+
+func main() {
+	watching := flag.Bool("watch", false, "rebuild and restart the local API on every change of the source")
+	flag.Parse()
+	proc.Main("run", func(ctx context.Context) error {
+		return run(ctx, os.Environ(), os.Stdout, os.Stderr, ".", *watching)
+	})
+}
+
+// run serves with environ, the environment that every local API process
+// gets (PORT is the front's own; each process listens on a free one).
+func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root string, watching bool) error {
+	getenv := func(k string) string {
+		v := ""
+		for _, kv := range environ {
+			if name, value, ok := strings.Cut(kv, "="); ok && name == k {
+				v = value // the last one wins, as for exec.Cmd's Env
+			}
+		}
+		return v
+	}
+	port, err := devserver.Port(getenv, 3000)
+	if err != nil {
+		return err
+	}
+	shown, err := logging.ParseLevel(getenv("LOG_LEVEL"))
+	if err != nil {
+		return err
+	}
+	allowed, err := devserver.ParseHosts(getenv("ALLOW_HOSTS"))
+	if err != nil {
+		return fmt.Errorf("ALLOW_HOSTS=%q: %w", getenv("ALLOW_HOSTS"), err)
+	}
+	env := slices.Clone(environ)
+	secret := getenv("AUTH_HS256_SECRET")
+	if secret == "" && getenv("AUTH_JWKS_URL") == "" {
+		// One secret for every child, so the token printed once stays good.
+		var b [32]byte
+		_, _ = rand.Read(b[:])
+		secret = hex.EncodeToString(b[:])
+		env = append(env, "AUTH_HS256_SECRET="+secret)
+	}
+	env = append(env, "PORT=0", "HOST=127.0.0.1", "LOG_LEVEL=debug") // the step lines; the front shows what LOG_LEVEL asks for
+	dir, err := proc.TempDir("plantstore-run-")
+	if err != nil {
+		return err
+	}
+	generation := 0
+	build := func() (string, string, error) { // binary, compiler output
+		generation++
+		bin := filepath.Join(dir, "localapi-"+strconv.Itoa(generation))
+		cmd := exec.Command("go", "build", "-o", bin, "./cmd/localapi")
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		return bin, string(out), err
+	}
+	rec := trace.NewRecorder(stdout)
+	output := rec.LogsAbove(stderr, shown)
+	// A generation is one cmd/localapi process, to which a reverse proxy
+	// passes the requests; its answer names the request's id, which ties
+	// the process's log lines to the request's trace.
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: shown}))
+	generationOf := func(srv *proc.Server) (localserve.Generation, error) {
+		target, err := url.Parse(srv.URL)
+		if err != nil {
+			_ = srv.Stop()
+			return localserve.Generation{}, err
+		}
+		p := httputil.NewSingleHostReverseProxy(target)
+		p.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
+		p.ModifyResponse = func(resp *http.Response) error {
+			if id := resp.Header.Get(requestIDHeader); id != "" {
+				trace.Invoked(resp.Request.Context(), id, "")
+			}
+			return nil
+		}
+		return localserve.Generation{Handler: p, Close: func() { _ = srv.Stop() }}, nil
+	}
+	start := func(bin string) (localserve.Generation, error) {
+		srv, err := proc.StartServer(bin, env, secret != "", output)
+		if err != nil {
+			return localserve.Generation{}, err
+		}
+		return generationOf(srv)
+	}
+
+	bin, out, err := build()
+	if err != nil {
+		return fmt.Errorf("build cmd/localapi:\n%s", out)
+	}
+	first, err := proc.StartServer(bin, env, secret != "", output)
+	if err != nil {
+		return err
+	}
+	gen, err := generationOf(first)
+	if err != nil {
+		return err
+	}
+	sw := localserve.NewSwapper(gen)
+
+	if watching {
+		stopWatch, err := reloadOnChange(ctx, root, bin, build, start, sw, stdout)
+		if err != nil {
+			return err
+		}
+		defer stopWatch()
+	}
+
+	// The page's explorer sends the printed token.
+	doc, err := os.ReadFile(filepath.Join(root, "api", "openapi.yaml"))
+	if err != nil {
+		return err
+	}
+	if rec.Explorer.Operations, err = trace.ParseOpenAPI(doc); err != nil {
+		return err
+	}
+	rec.Explorer.Token = first.Token
+	// The page answers only this machine, as the local API does: a request
+	// it refuses goes on to the local API, which refuses it in its words.
+	front := devserver.LoopbackOnly(rec.Handler(sw), allowed, func(w http.ResponseWriter, r *http.Request, _ string) { sw.ServeHTTP(w, r) })
+	srv := devserver.Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Handler: front, Timeouts: devserver.ToolTimeouts(), Logger: logger}
+	err = srv.Run(ctx, stdout, func(url string) error {
+		what := "each request traced"
+		if watching {
+			what += "; watching the source: a change rebuilds and restarts it"
+		}
+		fmt.Fprintf(stdout, "Plant Store local API listening on %s (%s)\n", url, what)
+		fmt.Fprintf(stdout, "Requests, each with its steps and log lines: %s%srequests (API explorer: %s%sexplorer)\n", url, trace.PagePrefix, url, trace.PagePrefix)
+		if first.Token != "" {
+			fmt.Fprintf(stdout, "Token (valid 24h0m0s%s):\n%s\n", map[bool]string{true: "; the same across reloads"}[watching], first.Token)
+			fmt.Fprintf(stdout, "Try:\ncurl -i %s/plants -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '{\"id\":%d,\"name\":\"Monstera\",\"tag\":\"indoor\"}'\n", url, first.Token, time.Now().Unix())
+		}
+		return nil
+	})
+	sw.Close() // the current process finishes its requests and stops
+	if err == nil {
+		fmt.Fprintln(stdout, "Plant Store local API stopped")
+	}
+	return err
+}
+
+// reloadOnChange rebuilds the local API on every change of the Go source
+// under root and replaces the serving process with the new build (bin is
+// the serving one); the function it returns stops watching.
+func reloadOnChange(ctx context.Context, root, bin string, build func() (string, string, error),
+	start func(string) (localserve.Generation, error), sw *localserve.Swapper, stdout io.Writer) (func(), error) {
+	w, err := watch.New(root, "", 150*time.Millisecond)
+	if err != nil {
+		return nil, err
+	}
+	wctx, stopWatch := context.WithCancel(ctx)
+	go func() {
+		if err := w.Run(wctx); err != nil {
+			fmt.Fprintf(stdout, "reload: off: %v; what is serving stays, restart make run WATCH=1 to reload again\n", err)
+		}
+	}()
+
+	go func() {
+		current := bin
+		for c := range w.Changes() {
+			if len(c.Go) == 0 {
+				continue
+			}
+			began := time.Now()
+			next, out, err := build()
+			if err != nil {
+				fmt.Fprintf(stdout, "reload: %s changed; the build failed, the last good code keeps serving:\n%s", c, out)
+				continue
+			}
+			built := time.Since(began)
+			// One process at a time holds the bbolt file: the old one
+			// stops before the new one starts, and if the new one fails
+			// the old binary starts again.
+			err = sw.Replace(func() (localserve.Generation, error) {
+				g, err := start(next)
+				if err != nil {
+					back, rerr := start(current)
+					return back, errors.Join(err, rerr)
+				}
+				return g, nil
+			})
+			if err != nil {
+				fmt.Fprintf(stdout, "reload: %s changed; the new code did not start (%v), the last good code keeps serving\n", c, err)
+				continue
+			}
+			current = next
+			fmt.Fprintf(stdout, "reload: %s changed; built in %s; ready\n", c, built.Round(time.Millisecond))
+		}
+	}()
+	return stopWatch, nil
+}
+
+// requestIDHeader names the request in the local API's answers, as
+// API Gateway's x-amzn-RequestId does (cmd/localapi).
+const requestIDHeader = "X-Amzn-Requestid"
