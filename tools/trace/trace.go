@@ -12,6 +12,10 @@
 // in _X_AMZN_TRACE_ID and the SDK sends to DynamoDB as X-Amzn-Trace-Id
 // (aws/middleware/recursion_detection.go). Nothing of this runs in what
 // ships.
+//
+// make run TRACE=1 (tools/cmd/runfront) records the parts the local API
+// has: its token check and its store call, from the step lines it logs at
+// debug level, joined by the request id its answer names.
 package trace
 
 import (
