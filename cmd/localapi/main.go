@@ -152,7 +152,7 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	srv := devserver.Server{
 		Name:     "Plant Store local API",
 		Addr:     net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)),
-		Handler:  devserver.LoopbackOnly(withRequestID(withTimeout(cfg.request, api)), cfg.allowHosts, refuse),
+		Handler:  devserver.LoopbackOnly(withRequest(cfg.request, api), cfg.allowHosts, refuse),
 		Timeouts: cfg.timeouts,
 		Logger:   logger,
 	}
@@ -194,14 +194,4 @@ func writeRefusal(w http.ResponseWriter, reason string) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusForbidden)
 	_, _ = w.Write(body)
-}
-
-// withTimeout bounds the store work of each request; past d the handler
-// answers 503.
-func withTimeout(d time.Duration, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), d)
-		defer cancel()
-		next.ServeHTTP(w, r.WithContext(ctx))
-	})
 }

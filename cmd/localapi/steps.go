@@ -14,7 +14,9 @@ import (
 )
 
 // Each answer names its request id in x-amzn-RequestId, as API Gateway's
-// answers do; it is the requestId of the request's log lines. At
+// answers do ("API Gateway returns this request ID in the x-amzn-RequestId
+// response header": the REST API guide, CloudWatch logging); it is the
+// requestId of the request's log lines. At
 // LOG_LEVEL=debug the token check and the store call each log a line of
 // their own (stepToken, stepStore) with that id and their durationMs, which
 // make run TRACE=1 (tools/trace) joins into the request's steps.
@@ -26,12 +28,14 @@ const (
 
 type requestIDKey struct{}
 
-// withRequestID gives each request its id.
-func withRequestID(next http.Handler) http.Handler {
+// withRequest gives each request its id and bounds its store work: past d
+// the handler answers 503.
+func withRequest(d time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := rand.Text()
 		w.Header()[requestIDHeader] = []string{id}
-		ctx := context.WithValue(httpapi.WithRequestID(r.Context(), id), requestIDKey{}, id)
+		ctx, cancel := context.WithTimeout(context.WithValue(httpapi.WithRequestID(r.Context(), id), requestIDKey{}, id), d)
+		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
