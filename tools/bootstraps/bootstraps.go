@@ -161,16 +161,16 @@ func InitFails(t *testing.T, bin string, env []string, want string) {
 		if !strings.Contains(string(doc), want) {
 			t.Errorf("init error %s does not say %q", doc, want)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("no init error reported; output:\n%s", out.String())
+	case <-time.After(time.Minute): // a hang only, however slow the machine
+		t.Fatalf("no init error reported in a minute; output:\n%s", out.String())
 	}
 	select {
 	case <-fn.Exited():
 		if fn.Err() == nil {
 			t.Error("the function exited 0 after a failed init")
 		}
-	case <-time.After(5 * time.Second):
-		t.Error("the function did not exit after a failed init")
+	case <-time.After(time.Minute): // a hang only
+		t.Error("the function did not exit in a minute after a failed init")
 	}
 	select {
 	case <-rt.FirstPoll():
