@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -84,6 +85,33 @@ func TestDocumentsListEveryBuildTarget(t *testing.T) {
 			if !strings.Contains(string(raw), "build-"+fn) {
 				t.Errorf("%s lists sam build's Makefile targets without build-%s", doc, fn)
 			}
+		}
+	}
+}
+
+// make fuzz and make test run each fuzz target for a count of executions
+// unless told otherwise: a duration can end in Go 1.26's fuzz deadline race
+// (golang/go#75804), a bare "context deadline exceeded" that fails CI on a
+// busy machine with no failing input.
+func TestFuzzRunsForACountNotAClock(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("make", "--no-print-directory", "-C", "../..", "-n", "fuzz")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "FUZZTIME=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n fuzz: %v\n%s", err, out)
+	}
+	runs := regexp.MustCompile(`-fuzztime (\S+)`).FindAllStringSubmatch(string(out), -1)
+	if len(runs) == 0 {
+		t.Fatalf("make -n fuzz runs no fuzz target:\n%s", out)
+	}
+	for _, r := range runs {
+		if !regexp.MustCompile(`^[1-9][0-9]*x$`).MatchString(r[1]) {
+			t.Errorf("make fuzz runs -fuzztime %s, want a count such as 20000x:\n%s", r[1], out)
 		}
 	}
 }
