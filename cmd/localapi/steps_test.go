@@ -2,10 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/tools/blackbox"
 )
 
 // Each answer names the requestId of its log lines in x-amzn-RequestId; at
@@ -16,30 +17,20 @@ func TestStepLinesNameTheRequest(t *testing.T) {
 	t.Parallel()
 	for _, level := range []string{"debug", ""} {
 		s := start(t, map[string]string{"STORE_PATH": filepath.Join(t.TempDir(), "plants.db"), "LOG_LEVEL": level})
-		bearer := "Bearer " + s.token
 		requests := []struct {
-			name, authorization, body string
-			want                      []string // the request's step lines: msg outcome [reason]
+			name, token, body string
+			want              []string // the request's step lines: msg outcome [reason]
 		}{
-			{"create", bearer, `{"id":1,"name":"Monstera"}`, []string{"token accepted local-developer", "store created Create"}},
-			{"replay", bearer, `{"id":1,"name":"Monstera"}`, []string{"token accepted local-developer", "store replayed Create"}},
-			{"conflict", bearer, `{"id":1,"name":"Fern"}`, []string{"token accepted local-developer", "store exists Create"}},
-			{"forged", bearer + "x", `{"id":2,"name":"Fern"}`, []string{"token refused bad_signature"}},
+			{"create", s.token, `{"id":1,"name":"Monstera"}`, []string{"token accepted local-developer", "store created Create"}},
+			{"replay", s.token, `{"id":1,"name":"Monstera"}`, []string{"token accepted local-developer", "store replayed Create"}},
+			{"conflict", s.token, `{"id":1,"name":"Fern"}`, []string{"token accepted local-developer", "store exists Create"}},
+			{"forged", s.token + "x", `{"id":2,"name":"Fern"}`, []string{"token refused bad_signature"}},
 			{"missing", "", `{"id":2,"name":"Fern"}`, []string{"token refused missing"}},
 		}
 		ids := map[string]string{} // request id → the request's name
 		for _, r := range requests {
-			req, _ := http.NewRequest("POST", s.url+"/plants", strings.NewReader(r.body))
-			req.Header.Set("Content-Type", "application/json")
-			if r.authorization != "" {
-				req.Header.Set("Authorization", r.authorization)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			id := resp.Header.Get("X-Amzn-Requestid")
+			_, header, _ := blackbox.Post(t, s.url+"/plants", r.token, r.body)
+			id := header.Get("X-Amzn-Requestid")
 			if id == "" || ids[id] != "" {
 				t.Fatalf("%s: x-amzn-RequestId %q (seen: %v)", r.name, id, ids)
 			}

@@ -102,6 +102,17 @@ func Run(t *testing.T, tg Target) {
 	}
 }
 
+// Post sends body to url as JSON, with token as its bearer token ("" sends
+// none), and returns the answer.
+func Post(t *testing.T, url, token, body string) (int, http.Header, []byte) {
+	t.Helper()
+	authorization := ""
+	if token != "" {
+		authorization = "Bearer " + token
+	}
+	return send(t, http.DefaultClient, http.MethodPost, url, "application/json", authorization, body)
+}
+
 // send makes one request and returns the answer.
 func send(t *testing.T, client *http.Client, method, url, contentType, authorization, body string) (int, http.Header, []byte) {
 	t.Helper()

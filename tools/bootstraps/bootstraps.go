@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/tools/runtimeapi"
+	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
 var (
@@ -76,25 +77,9 @@ func Cleanup() {
 	}
 }
 
-// Output collects a function's output; it is safe to read while the process
-// writes.
-type Output struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (o *Output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.buf = append(o.buf, p...)
-	return len(p), nil
-}
-
-func (o *Output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return string(o.buf)
-}
+// Output is watchtest.Output: a function's output, safe to read while
+// the process writes, that a test can wait on.
+type Output = watchtest.Output
 
 func root() string {
 	_, file, _, _ := runtime.Caller(0)

@@ -41,20 +41,6 @@ func TestEveryRequestIsTraced(t *testing.T) {
 	}
 	t.Cleanup(stop)
 	banner := stdout.Banner(t)
-	send := func(path, token, body string) (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, banner.URL+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.StatusCode, resp.Header.Get(trace.TraceHeader)
-	}
 	id := time.Now().UnixNano()
 	requests := []struct {
 		name, path, token, body string
@@ -73,7 +59,8 @@ func TestEveryRequestIsTraced(t *testing.T) {
 	}
 	traces := map[string]string{}
 	for _, r := range requests {
-		status, traceID := send(r.path, r.token, r.body)
+		status, header, _ := blackbox.Post(t, banner.URL+r.path, r.token, r.body)
+		traceID := header.Get(trace.TraceHeader)
 		if status != r.status || traceID == "" {
 			t.Fatalf("%s: %d, trace %q", r.name, status, traceID)
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"image/png"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/plantstore/plantstore/tools/blackbox"
 	"github.com/plantstore/plantstore/tools/bootstraps"
 	"github.com/plantstore/plantstore/tools/trace"
 )
@@ -28,35 +28,8 @@ import (
 // trace id start-api names in its answer.
 func send(t *testing.T, url, token, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url+"/plants", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode, resp.Header.Get(trace.TraceHeader)
-}
-
-// waitLine waits until out has a line that matches re: one line per
-// request, printed once the request's log lines have come (a bound that
-// only catches a missing line).
-func waitLine(t *testing.T, out *bootstraps.Output, re *regexp.Regexp) string {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if m := re.FindString(out.String()); m != "" {
-			return m
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no line matching %s in 30s:\n%s", re, out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	status, header, _ := blackbox.Post(t, url+"/plants", token, body)
+	return status, header.Get(trace.TraceHeader)
 }
 
 // Every request prints one line naming its steps with their times: a
@@ -73,24 +46,24 @@ func TestEveryRequestPrintsItsSteps(t *testing.T) {
 	if status, _ := send(t, banner.URL, banner.Token, fmt.Sprintf(`{"id":%d,"name":"Fern"}`, id)); status != 200 {
 		t.Fatalf("create: %d", status)
 	}
-	waitLine(t, out, regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d POST /plants 200 created \S+ \| route \+\S+ POST /plants → CreatePlantFunction \| authorizer \+\S+ \S+ cache miss, allowed, principal local-developer \| AuthorizerFunction \+\S+ \S+ cold, init \S+ \| CreatePlantFunction \+\S+ \S+ cold, init \S+ \| DynamoDB PutItem \+\S+ \S+ condition held$`))
+	out.WaitMatch(t, regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d POST /plants 200 created \S+ \| route \+\S+ POST /plants → CreatePlantFunction \| authorizer \+\S+ \S+ cache miss, allowed, principal local-developer \| AuthorizerFunction \+\S+ \S+ cold, init \S+ \| CreatePlantFunction \+\S+ \S+ cold, init \S+ \| DynamoDB PutItem \+\S+ \S+ condition held$`))
 
 	if status, _ := send(t, banner.URL, banner.Token, fmt.Sprintf(`{"id":%d,"name":"Other"}`, id)); status != 400 {
 		t.Fatalf("conflict: %d", status)
 	}
-	waitLine(t, out, regexp.MustCompile(`(?m)^\S+ POST /plants 400 error 40009 \S+ \| route .* \| authorizer \+\S+ \S+ cache hit, allowed, principal local-developer \| CreatePlantFunction \+\S+ \S+ warm \| DynamoDB PutItem \+\S+ \S+ condition failed \(ConditionalCheckFailedException\) \| DynamoDB GetItem \+\S+ \S+ ok$`))
+	out.WaitMatch(t, regexp.MustCompile(`(?m)^\S+ POST /plants 400 error 40009 \S+ \| route .* \| authorizer \+\S+ \S+ cache hit, allowed, principal local-developer \| CreatePlantFunction \+\S+ \S+ warm \| DynamoDB PutItem \+\S+ \S+ condition failed \(ConditionalCheckFailedException\) \| DynamoDB GetItem \+\S+ \S+ ok$`))
 
 	if status, _ := send(t, banner.URL, "not.a.jwt", `{}`); status != 401 {
 		t.Fatalf("bad token: %d", status)
 	}
-	waitLine(t, out, regexp.MustCompile(`(?m)^\S+ POST /plants 401 error 40100 UNAUTHORIZED \S+ \| route .* \| authorizer \+\S+ \S+ cache miss, refused \(Unauthorized\), reason \w+ \| AuthorizerFunction \+\S+ \S+ warm, failed: .*$`))
+	out.WaitMatch(t, regexp.MustCompile(`(?m)^\S+ POST /plants 401 error 40100 UNAUTHORIZED \S+ \| route .* \| authorizer \+\S+ \S+ cache miss, refused \(Unauthorized\), reason \w+ \| AuthorizerFunction \+\S+ \S+ warm, failed: .*$`))
 
 	resp, err := http.Get(banner.URL + "/nope")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	waitLine(t, out, regexp.MustCompile(`(?m)^\S+ GET /nope 404 error 40400 MISSING_AUTHENTICATION_TOKEN \S+ \| route \+\S+ no resource or method matches$`))
+	out.WaitMatch(t, regexp.MustCompile(`(?m)^\S+ GET /nope 404 error 40400 MISSING_AUTHENTICATION_TOKEN \S+ \| route \+\S+ no resource or method matches$`))
 }
 
 func bootstrapDir(t *testing.T) string {

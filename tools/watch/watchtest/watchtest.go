@@ -1,5 +1,6 @@
-// Package watchtest is what the tests of WATCH=1 share: a copy of the
-// repository to edit, and output that a test can wait on, line by line.
+// Package watchtest is what the tests of the local tools share: a copy of
+// the repository to edit, and output that a test can wait on, line by line
+// (bootstraps.Output is this Output).
 package watchtest
 
 import (
