@@ -64,7 +64,7 @@ bin/startapi bin/startlambda bin/invoke bin/runfront:
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-28s %s\n", $$1, $$2}'
 
-run: bin/localapi $(if $(WATCH)$(TRACE),bin/runfront) ## the local API on 127.0.0.1:3000 with the embedded store (prints a token; TOKEN_SCOPE=... for its scope; TRACE=1 traces each request; WATCH=1 traces and reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
+run: $(if $(WATCH)$(TRACE),bin/runfront,bin/localapi) ## the local API on 127.0.0.1:3000 with the embedded store (prints a token; TOKEN_SCOPE=... for its scope; TRACE=1 traces each request; WATCH=1 traces and reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
 	@exec $(if $(WATCH)$(TRACE),bin/runfront $(if $(WATCH),-watch),bin/localapi)
 
 # CI=true: the tests that need moto, dynalite, node or the SAM translator fail

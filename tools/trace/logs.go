@@ -100,7 +100,7 @@ func (r *Recorder) logLine(line string) (slog.Level, bool) {
 	defer r.mu.Unlock()
 	t := r.byID[requestID]
 	if t == nil {
-		r.hold(requestID, line)
+		r.hold(requestID, heldLine{line, attrs})
 		return level, true
 	}
 	r.attach(t, requestID, line, attrs)
@@ -111,10 +111,16 @@ func (r *Recorder) logLine(line string) (slog.Level, bool) {
 // heldIDs bounds the ids whose lines wait for their request to be known.
 const heldIDs = 256
 
+// heldLine is a log line, parsed, whose request is not known yet.
+type heldLine struct {
+	line  string
+	attrs map[string]any
+}
+
 // hold keeps line until Invoked names its request id; r.mu is held. The
 // local API names a request's id in its answer, which can come after the
 // request's first lines.
-func (r *Recorder) hold(requestID, line string) {
+func (r *Recorder) hold(requestID string, line heldLine) {
 	if _, ok := r.held[requestID]; !ok {
 		if len(r.heldOrder) == heldIDs {
 			delete(r.held, r.heldOrder[0])
@@ -132,10 +138,8 @@ func (r *Recorder) claim(t *Trace, requestID string) {
 		return
 	}
 	delete(r.held, requestID)
-	for _, line := range lines {
-		var attrs map[string]any
-		_ = json.Unmarshal([]byte(line), &attrs)
-		r.attach(t, requestID, line, attrs)
+	for _, l := range lines {
+		r.attach(t, requestID, l.line, l.attrs)
 	}
 }
 

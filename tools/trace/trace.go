@@ -75,16 +75,16 @@ type Recorder struct {
 	Explorer Explorer
 
 	mu        sync.Mutex
-	traces    []*Trace            // oldest first
-	byID      map[string]*Trace   // trace ids, Lambda request ids and trace headers
-	held      map[string][]string // log lines of request ids not known yet (hold)
-	heldOrder []string            // their ids, oldest first
-	arrived   *sync.Cond          // a log line came
+	traces    []*Trace              // oldest first
+	byID      map[string]*Trace     // trace ids, Lambda request ids and trace headers
+	held      map[string][]heldLine // log lines of request ids not known yet (hold)
+	heldOrder []string              // their ids, oldest first
+	arrived   *sync.Cond            // a log line came
 }
 
 // NewRecorder prints to out.
 func NewRecorder(out io.Writer) *Recorder {
-	r := &Recorder{Out: out, byID: map[string]*Trace{}, held: map[string][]string{}}
+	r := &Recorder{Out: out, byID: map[string]*Trace{}, held: map[string][]heldLine{}}
 	r.arrived = sync.NewCond(&r.mu)
 	return r
 }
