@@ -23,18 +23,11 @@ import (
 func TestReloads(t *testing.T) {
 	t.Parallel()
 	root := watchtest.CopyTree(t)
-	var stdout, stderr watchtest.Output
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
 	env := append(os.Environ(), "PORT=0", "STORE_PATH="+filepath.Join(t.TempDir(), "plants.db"))
-	go func() { done <- run(ctx, env, &stdout, &stderr, root, true) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("run: %v", err)
-		}
+	l := watchtest.Launch(t, true, func(ctx context.Context, stdout, stderr io.Writer) error {
+		return run(ctx, env, stdout, stderr, root, true)
 	})
-	banner := stdout.Banner(t)
+	banner, stdout := l.Banner, l.Stdout
 	missingToken := func() (int, string, error) { // the message of the 401 without a token
 		resp, err := http.Post(banner.URL+"/plants", "application/json", strings.NewReader(`{"id":1,"name":"x"}`))
 		if err != nil {

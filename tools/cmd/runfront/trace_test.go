@@ -24,23 +24,11 @@ import (
 // for (info), not the debug step lines the trace is made of.
 func TestEveryRequestIsTraced(t *testing.T) {
 	t.Parallel()
-	var stdout, stderr watchtest.Output
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
 	env := append(os.Environ(), "PORT=0", "LOG_LEVEL=", "STORE_PATH="+filepath.Join(t.TempDir(), "plants.db"))
-	go func() { done <- run(ctx, env, &stdout, &stderr, "../../..", false) }()
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("run: %v", err)
-			}
-		}
-	}
-	t.Cleanup(stop)
-	banner := stdout.Banner(t)
+	l := watchtest.Launch(t, true, func(ctx context.Context, stdout, stderr io.Writer) error {
+		return run(ctx, env, stdout, stderr, "../../..", false)
+	})
+	banner, stdout, stderr := l.Banner, l.Stdout, l.Stderr
 	id := time.Now().UnixNano()
 	requests := []struct {
 		name, path, token, body string
@@ -84,7 +72,7 @@ func TestEveryRequestIsTraced(t *testing.T) {
 		t.Errorf("a page of another site read the requests: %d %s", status, body)
 	}
 
-	stop()
+	l.Stop()
 	logs := stderr.String()
 	if strings.Contains(logs, `"level":"DEBUG"`) || strings.Count(logs, `"msg":"request"`) != len(requests) {
 		t.Errorf("the terminal's log lines at LOG_LEVEL info: want %d request lines, no debug lines:\n%s", len(requests), logs)

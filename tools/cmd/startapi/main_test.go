@@ -5,15 +5,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/plantstore/plantstore/tools/blackbox"
 	"github.com/plantstore/plantstore/tools/bootstraps"
 	"github.com/plantstore/plantstore/tools/emulator"
 	"github.com/plantstore/plantstore/tools/fixtures"
 	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
 func TestMain(m *testing.M) { emulator.Main(m, bootstraps.Cleanup) }
@@ -54,46 +53,12 @@ func startAPIOut(t *testing.T, dir string, flags ...string) (proc.Banner, *boots
 	})
 }
 
-// launch runs serve (start-api's Run, or its Serve) until the test ends,
-// when it must stop cleanly with one stopped line, and returns the banner
-// once it listens and what it prints. The bounds only catch a hang.
+// launch runs serve (start-api's Run, or its Serve) until the test ends
+// (watchtest.Launch) and returns its banner and what it prints.
 func launch(t *testing.T, serve func(ctx context.Context, stdout, stderr io.Writer) error) (proc.Banner, *bootstraps.Output) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr bootstraps.Output
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, &stdout, &stderr) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("start-api: %v", err)
-			}
-			if n := strings.Count(stdout.String(), "stopped"); n != 1 {
-				t.Errorf("%d stopped lines after a clean stop, want 1:\n%s", n, stdout.String())
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("start-api did not return within 30s of cancel")
-		}
-	})
-	deadline := time.After(60 * time.Second)
-	for {
-		var banner proc.Banner
-		for _, line := range strings.Split(stdout.String(), "\n") {
-			banner.Line(line)
-		}
-		if banner.Complete(true) {
-			return banner, &stdout
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("start-api returned before it listened: %v\n%s", err, stderr.String())
-		case <-deadline:
-			t.Fatalf("no banner within 60s:\n%s\n%s", stdout.String(), stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	l := watchtest.Launch(t, true, serve)
+	return l.Banner, l.Stdout
 }
 
 // The whole chain from template.yaml passes the suite that make run passes,

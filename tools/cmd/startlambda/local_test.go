@@ -24,13 +24,13 @@ import (
 	"github.com/plantstore/plantstore/tools/bootstraps"
 	"github.com/plantstore/plantstore/tools/fixtures"
 	"github.com/plantstore/plantstore/tools/localserve"
-	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
 // server is make start-lambda run by a test.
 type server struct {
 	url            string
-	stdout, stderr bootstraps.Output
+	stdout, stderr *bootstraps.Output
 }
 
 // startServer runs make start-lambda's serve with the bootstraps in dir,
@@ -53,48 +53,20 @@ func startServer(t *testing.T, dir string, envs map[string]map[string]string, sh
 		shell["PORT"] = "0"
 	}
 	lookupEnv := func(k string) (string, bool) { v, ok := shell[k]; return v, ok }
-	s := &server{}
 	args = append([]string{"startlambda", "-bootstraps", dir, "-template", filepath.Join(root, "template.yaml"),
 		"-env", envFile, "-data", filepath.Join(t.TempDir(), "dynalite")}, args...)
-	cfg, err := command.Parse(args, lookupEnv, &s.stderr)
+	var parsing bootstraps.Output
+	cfg, err := command.Parse(args, lookupEnv, &parsing)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v\n%s", err, parsing.String())
 	}
 	if adjust != nil {
 		adjust(&cfg)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- command.Serve(ctx, cfg, lookupEnv, &s.stdout, &s.stderr) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("serve: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("serve did not return within 30s of cancel")
-		}
+	l := watchtest.Launch(t, false, func(ctx context.Context, stdout, stderr io.Writer) error {
+		return command.Serve(ctx, cfg, lookupEnv, stdout, stderr)
 	})
-	deadline := time.After(60 * time.Second)
-	for {
-		var banner proc.Banner
-		for _, line := range strings.Split(s.stdout.String(), "\n") {
-			banner.Line(line)
-		}
-		if banner.Complete(false) {
-			s.url = banner.URL
-			return s
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("serve returned before it listened: %v\n%s", err, s.stderr.String())
-		case <-deadline:
-			t.Fatalf("no banner within 60s:\n%s\n%s", s.stdout.String(), s.stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return &server{url: l.Banner.URL, stdout: l.Stdout, stderr: l.Stderr}
 }
 
 // A web page cannot invoke a function: not by DNS rebinding (its own name

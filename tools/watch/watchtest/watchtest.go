@@ -5,6 +5,8 @@ package watchtest
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -160,5 +162,61 @@ func During(workers int, send func() error) (stop func() (answered int64, failur
 		close(done)
 		wg.Wait()
 		return n, first
+	}
+}
+
+// Launched is a tool that a test runs until it ends.
+type Launched struct {
+	Banner         proc.Banner
+	Stdout, Stderr *Output
+	Stop           func() // stops it now; the test's end stops it too
+}
+
+// Launch runs serve (a tool's Run) until the test ends or Stop, and returns
+// once its banner is complete (with a token, when wantToken). Stopped, serve
+// must return nil and have printed one "stopped" line. The bounds only
+// catch a hang.
+func Launch(t *testing.T, wantToken bool, serve func(ctx context.Context, stdout, stderr io.Writer) error) *Launched {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &Launched{Stdout: &Output{}, Stderr: &Output{}}
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, l.Stdout, l.Stderr) }()
+	var once sync.Once
+	l.Stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("stopped: %v", err)
+				}
+				if n := strings.Count(l.Stdout.String(), "stopped"); n != 1 {
+					t.Errorf("%d stopped lines after a clean stop, want 1:\n%s", n, l.Stdout.String())
+				}
+			case <-time.After(time.Minute):
+				t.Errorf("not stopped within a minute of cancel:\n%s", l.Stdout.String())
+			}
+		})
+	}
+	t.Cleanup(l.Stop)
+	deadline := time.After(3 * time.Minute)
+	for {
+		var banner proc.Banner
+		for _, line := range strings.Split(l.Stdout.String(), "\n") {
+			banner.Line(line)
+		}
+		if banner.Complete(wantToken) {
+			l.Banner = banner
+			return l
+		}
+		select {
+		case err := <-done:
+			done <- err // for Stop
+			t.Fatalf("returned before it listened: %v\n%s\n%s", err, l.Stdout.String(), l.Stderr.String())
+		case <-deadline:
+			t.Fatalf("no banner within 3 minutes:\n%s\n%s", l.Stdout.String(), l.Stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
