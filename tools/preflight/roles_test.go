@@ -38,7 +38,7 @@ func TestRolesAllowWhatTheirFunctionsNeed(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ro := e.roleOf(t, app, p["Role"])
+				ro := e.roleWith(t, app, p["Role"])
 				var actions []string
 				need := func(action, resource string) {
 					needed = append(needed, ro.ask(action, resource, resourceContext(t, app, resource)))
@@ -94,7 +94,7 @@ func TestRolesAllowWhatTheirFunctionsNeed(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ro := e.roleOf(t, app, p["ServiceRoleArn"])
+				ro := e.roleWith(t, app, p["ServiceRoleArn"])
 				fn := strings.TrimSuffix(dg, "DeploymentGroup")
 				alias, _ := app.Value(map[string]any{"Ref": fn + "Aliaslive"})
 				needed = append(needed, ro.ask("lambda:GetAlias", fmt.Sprint(alias), nil), ro.ask("lambda:UpdateAlias", fmt.Sprint(alias), nil),

@@ -1,0 +1,244 @@
+package preflight
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/plantstore/plantstore/tools/samtemplate"
+)
+
+// The account, region and repository every concrete stack is made in.
+const (
+	account   = "123456789012"
+	region    = "eu-west-1"
+	partition = "aws"
+	owner     = "plantstore"
+	repo      = "plant-store"
+)
+
+// edgeParams turn on every feature that adds resources (the web ACL, the
+// custom domain, reserved concurrency, all-at-once releases): the "edge"
+// variant, beside samconfig.toml's default, dev and prod. The Makefile's
+// second cfn-lint line lints the same parameters.
+var edgeParams = map[string]string{
+	"EnableWaf": "true", "DomainName": "api.example.com",
+	"CertificateArn": "arn:aws:acm:us-east-1:123456789012:certificate/example", "HostedZoneId": "Z0EXAMPLE",
+	"CreatePlantReservedConcurrency": "100", "DeploymentType": "AllAtOnce",
+}
+
+// stackVariants are the stacks the guards read: each samconfig.toml
+// environment, and the edge variant (default's stack with edgeParams).
+var stackVariants = []string{"default", "dev", "prod", "edge"}
+
+// env is one variant made concrete: the stack that template.yaml becomes with
+// its parameters and, for dev and prod, the pipeline stack of
+// pipeline/roles.yaml for it.
+type env struct {
+	name     string
+	root     string
+	app      *Resolved
+	pipeline *Resolved // nil for default and edge, which no pipeline deploys
+}
+
+// translations holds each template's translation: the SAM translator is a
+// Python process of about a second.
+var translations sync.Map // path -> func() (map[string]any, error)
+
+func translate(path string) (map[string]any, error) {
+	f, _ := translations.LoadOrStore(path, sync.OnceValues(func() (map[string]any, error) { return samtemplate.Translate(path) }))
+	return f.(func() (map[string]any, error))()
+}
+
+// loadVariant makes the variant name of the repository at root concrete.
+func loadVariant(root, name string) (env, error) {
+	doc, err := translate(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		return env{}, err
+	}
+	cfg := name
+	if name == "edge" {
+		cfg = "default"
+	}
+	stackName, params, err := readSamconfig(root, cfg)
+	if err != nil {
+		return env{}, err
+	}
+	if name == "edge" {
+		for k, v := range edgeParams {
+			params[k] = v
+		}
+	}
+	app, err := Resolve(doc, Stack{Name: stackName, Region: region, Account: account, Partition: partition, Params: params})
+	if err != nil {
+		return env{}, fmt.Errorf("template.yaml as %s: %v", stackName, err)
+	}
+	e := env{name: name, root: root, app: app}
+	if name == "default" || name == "edge" {
+		return e, nil
+	}
+	roles, err := samtemplate.Load(filepath.Join(root, "pipeline", "roles.yaml"))
+	if err != nil {
+		return env{}, err
+	}
+	e.pipeline, err = Resolve(roles.Doc, Stack{Name: "plant-store-pipeline-" + name, Region: region, Account: account, Partition: partition,
+		Params: map[string]string{"GitHubOwner": owner, "GitHubRepo": repo, "Environment": name}})
+	if err != nil {
+		return env{}, fmt.Errorf("pipeline/roles.yaml for %s: %v", name, err)
+	}
+	return e, nil
+}
+
+// readSamconfig reads an environment's stack name and parameter overrides
+// from samconfig.toml, as SAM CLI would for --config-env (the environment's
+// own table).
+func readSamconfig(root, name string) (string, map[string]string, error) {
+	raw, err := os.ReadFile(filepath.Join(root, "samconfig.toml"))
+	if err != nil {
+		return "", nil, err
+	}
+	section := func(table string) string {
+		_, after, ok := strings.Cut(string(raw), "["+table+"]\n")
+		if !ok {
+			return ""
+		}
+		before, _, _ := strings.Cut(after, "\n[")
+		return before
+	}
+	value := func(table, key string) (string, error) {
+		m := regexp.MustCompile(`(?m)^` + key + `\s*=\s*(".*")\s*$`).FindStringSubmatch(section(table))
+		if m == nil {
+			return "", nil
+		}
+		v, err := strconv.Unquote(m[1])
+		if err != nil {
+			return "", fmt.Errorf("samconfig.toml [%s] %s: %v", table, key, err)
+		}
+		return v, nil
+	}
+	stack, err := value(name+".global.parameters", "stack_name")
+	if err != nil {
+		return "", nil, err
+	}
+	if stack == "" {
+		return "", nil, fmt.Errorf("samconfig.toml has no stack_name for %s", name)
+	}
+	overrides, err := value(name+".deploy.parameters", "parameter_overrides")
+	if err != nil {
+		return "", nil, err
+	}
+	params := map[string]string{}
+	for _, kv := range strings.Fields(overrides) {
+		k, v, _ := strings.Cut(kv, "=")
+		params[k] = v
+	}
+	return stack, params, nil
+}
+
+// role is an IAM role as the evaluator sees it: its ARN, the documents of
+// its inline and managed policies, its permissions boundary and trust policy.
+type role struct {
+	id         string
+	arn        string
+	identity   []any
+	boundaries []any
+	trust      any
+}
+
+// role gathers the role id of r. Managed policies are AWS's
+// (testdata/managed) or the environment's own (its pipeline stack's
+// boundary).
+func (e env) roleOf(r *Resolved, id string) (role, error) {
+	p, err := r.Properties(id)
+	if err != nil {
+		return role{}, err
+	}
+	arn, err := r.Value(map[string]any{"Fn::GetAtt": []any{id, "Arn"}})
+	if err != nil {
+		return role{}, err
+	}
+	ro := role{id: id, arn: fmt.Sprint(arn), trust: p["AssumeRolePolicyDocument"]}
+	for _, pol := range asList(p["Policies"]) {
+		ro.identity = append(ro.identity, pol.(map[string]any)["PolicyDocument"])
+	}
+	for _, m := range asList(p["ManagedPolicyArns"]) {
+		doc, err := e.managedPolicy(fmt.Sprint(m))
+		if err != nil {
+			return role{}, fmt.Errorf("role %s: %v", id, err)
+		}
+		ro.identity = append(ro.identity, doc)
+	}
+	if b, ok := p["PermissionsBoundary"]; ok {
+		doc, err := e.managedPolicy(fmt.Sprint(b))
+		if err != nil {
+			return role{}, fmt.Errorf("role %s's boundary: %v", id, err)
+		}
+		ro.boundaries = []any{doc}
+	}
+	return ro, nil
+}
+
+// managedPolicy is the document of a managed policy: AWS's, from
+// testdata/managed (copied from AWS's managed policy reference), or one
+// that the environment's stacks create.
+func (e env) managedPolicy(arn string) (any, error) {
+	if name, ok := strings.CutPrefix(arn, "arn:"+partition+":iam::aws:policy/"); ok {
+		raw, err := os.ReadFile(filepath.Join(e.root, "tools", "preflight", "testdata", "managed", filepath.Base(name)+".json"))
+		if err != nil {
+			return nil, fmt.Errorf("AWS managed policy %s: no copy of its document in tools/preflight/testdata/managed (add it from AWS's managed policy reference): %v", arn, err)
+		}
+		var doc any
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			return nil, fmt.Errorf("%s: %v", arn, err)
+		}
+		return doc, nil
+	}
+	for _, r := range []*Resolved{e.app, e.pipeline} {
+		if r == nil {
+			continue
+		}
+		for _, id := range r.ResourcesOfType("AWS::IAM::ManagedPolicy") {
+			if ref, _ := r.Value(map[string]any{"Ref": id}); ref == arn {
+				p, err := r.Properties(id)
+				if err != nil {
+					return nil, err
+				}
+				return p["PolicyDocument"], nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("policy %s exists in no template of environment %s (a boundary the pipeline stack does not create)", arn, e.name)
+}
+
+// roleWithArn finds the role of r whose ARN an attribute names.
+func (e env) roleWithArn(r *Resolved, arn any) (role, error) {
+	for _, id := range r.ResourcesOfType("AWS::IAM::Role") {
+		if a, _ := r.Value(map[string]any{"Fn::GetAtt": []any{id, "Arn"}}); a == arn {
+			return e.roleOf(r, id)
+		}
+	}
+	return role{}, fmt.Errorf("no role of the template has the ARN %v", arn)
+}
+
+// stacks are the variant's resolved stacks, the app's first.
+func (e env) stacks() []*Resolved {
+	if e.pipeline == nil {
+		return []*Resolved{e.app}
+	}
+	return []*Resolved{e.app, e.pipeline}
+}
+
+func asList(v any) []any {
+	switch x := v.(type) {
+	case []any:
+		return x
+	case nil:
+		return nil
+	}
+	return []any{v}
+}

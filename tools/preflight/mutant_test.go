@@ -1,0 +1,104 @@
+package preflight
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// edit is one dangerous change to one file of the repository: Old becomes
+// New (the first occurrence after After, when After is set).
+type edit struct {
+	File, After, Old, New string
+}
+
+// mutantFiles are the files the guards read.
+var mutantFiles = []string{"template.yaml", "samconfig.toml", "pipeline/roles.yaml", "Makefile"}
+
+// mutant is a copy of the files the guards read, in a directory of its own,
+// with the edits made. An edit that changes nothing fails the test: the
+// danger it stands for would go unasked.
+func mutant(t *testing.T, edits ...edit) string {
+	t.Helper()
+	dir := t.TempDir()
+	copyFile := func(rel string) {
+		raw, err := os.ReadFile(filepath.Join(repoRoot, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, rel), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range mutantFiles {
+		copyFile(f)
+	}
+	managed, _ := filepath.Glob(filepath.Join(repoRoot, "tools/preflight/testdata/managed/*.json"))
+	for _, m := range managed {
+		rel, _ := filepath.Rel(repoRoot, m)
+		copyFile(rel)
+	}
+	for _, e := range edits {
+		path := filepath.Join(dir, e.File)
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(raw)
+		at := 0
+		if e.After != "" {
+			at = strings.Index(text, e.After)
+			if at < 0 {
+				t.Fatalf("%s has no %q: the edit is stale", e.File, e.After)
+			}
+		}
+		i := strings.Index(text[at:], e.Old)
+		if i < 0 {
+			t.Fatalf("%s has no %q after %q: the edit is stale", e.File, e.Old, e.After)
+		}
+		text = text[:at+i] + e.New + text[at+i+len(e.Old):]
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// loadMutant makes the variants of a mutant concrete.
+func loadMutant(t *testing.T, root string, variants ...string) []env {
+	t.Helper()
+	var out []env
+	for _, v := range variants {
+		e, err := loadVariant(root, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// wantFinding fails unless a finding names where and contains rule.
+func wantFinding(t *testing.T, findings []Finding, where, rule string) {
+	t.Helper()
+	for _, f := range findings {
+		if strings.Contains(f.Where, where) && strings.Contains(f.String(), rule) {
+			t.Logf("caught: %s", f)
+			return
+		}
+	}
+	t.Errorf("no finding on %s saying %q; findings: %v", where, rule, findings)
+}
+
+// skipMutantsInShort leaves the dangerous edits to make test: make lint runs
+// the guards on the repository alone (go test -short), to stay quick.
+func skipMutantsInShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the guards' dangerous edits run in make test")
+	}
+}
