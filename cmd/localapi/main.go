@@ -69,9 +69,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 		request:   requestTimeout,
 		storePath: ".plantstore/plants.db",
 		tableName: getenv("TABLE_NAME"),
-		auth:      auth.ConfigFromEnv(getenv),
 	}
 	var err error
+	if c.auth, err = auth.ConfigFromEnv(getenv); err != nil {
+		return c, err
+	}
 	if c.port, err = devserver.Port(getenv, 3000); err != nil {
 		return c, err
 	}
@@ -103,6 +105,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if c.auth.Audience == "" {
 		c.auth.Audience = "plantstore"
 	}
+	// A secret is made up only when no key source is given: with a JWKS URL
+	// the local API verifies as the deployed authorizer does, JWKS alone.
 	if c.auth.HS256Secret == nil && c.auth.JWKSURL == "" {
 		c.auth.HS256Secret = make([]byte, 32)
 		rand.Read(c.auth.HS256Secret)

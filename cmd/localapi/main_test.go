@@ -226,6 +226,7 @@ func TestRunRejectsBadConfig(t *testing.T) {
 		"bad LOG_LEVEL":     {"LOG_LEVEL": "loud"},
 		"short secret":      {"AUTH_HS256_SECRET": "short"},
 		"http JWKS":         {"AUTH_JWKS_URL": "http://keys.example/jwks.json"},
+		"two key sources":   {"AUTH_HS256_SECRET": "a-given-secret-of-at-least-32-bytes!!", "AUTH_JWKS_URL": "https://keys.example/jwks.json"},
 		"store is a dir":    {"STORE_PATH": dir},
 	}
 	for name, vars := range tests {
@@ -245,6 +246,34 @@ func TestRunRejectsBadConfig(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"localapi", "extra"}, env(nil), io.Discard, io.Discard); err == nil {
 		t.Error("run accepted an argument")
+	}
+}
+
+// With a JWKS URL the local API verifies as the deployed authorizer does:
+// JWKS alone. It makes up no HS256 secret beside the URL, prints no token,
+// and an HS256 token is refused (with no fetch: the algorithm is not one
+// the JWKS admits).
+func TestRunWithJWKSMakesNoSecret(t *testing.T) {
+	t.Parallel()
+	vars := map[string]string{"STORE_PATH": filepath.Join(t.TempDir(), "plants.db"), "AUTH_JWKS_URL": "http://127.0.0.1:1/jwks.json"}
+	cfg, err := loadConfig(env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.auth.HS256Secret != nil || cfg.generated {
+		t.Fatalf("a JWKS URL given, and the configuration holds an HS256 secret (generated %v)", cfg.generated)
+	}
+	s := start(t, vars)
+	defer s.stop()
+	if s.token != "" || strings.Contains(s.stdout.String(), "Bearer") {
+		t.Errorf("a token was printed with a JWKS URL:\n%s", s.stdout)
+	}
+	tok, err := auth.NewHS256Token(make([]byte, 32), auth.TokenSpec{Issuer: "plantstore-local", Audience: "plantstore", Subject: "x", IssuedAt: time.Now(), TTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, e, body := s.post(t, "POST", "/plants", "Bearer "+tok, `{"id":1,"name":"x"}`); status != 401 || e.Error != 40100 {
+		t.Errorf("an HS256 token with a JWKS URL: %d %s, want 401/40100", status, body)
 	}
 }
 

@@ -34,10 +34,14 @@ type authorizer struct {
 	now       func() time.Time
 }
 
-// newAuthorizer reads the AUTH_* variables; an issuer, an audience and a key
-// source are required (auth.NewVerifier says which is missing).
+// newAuthorizer reads the AUTH_* variables; an issuer, an audience and one
+// key source are required (auth.ConfigFromEnv refuses two, auth.NewVerifier
+// says which is missing).
 func newAuthorizer(ctx context.Context, getenv func(string) string, logger *slog.Logger) (*authorizer, error) {
-	cfg := auth.ConfigFromEnv(getenv)
+	cfg, err := auth.ConfigFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
 	cfg.Logger = logger
 	v, err := auth.NewVerifier(ctx, cfg)
 	if err != nil {

@@ -261,6 +261,8 @@ func TestNewAuthorizerRefusesToAllowEverything(t *testing.T) {
 		"no audience":  {"AUTH_ISSUER": "i", "AUTH_HS256_SECRET": fixtures.Secret},
 		"no key":       {"AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a"},
 		"short secret": {"AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a", "AUTH_HS256_SECRET": "short"},
+		"two key sources": {"AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a", "AUTH_HS256_SECRET": fixtures.Secret,
+			"AUTH_JWKS_URL": "https://issuer.example/.well-known/jwks.json"},
 	} {
 		if _, err := newAuthorizer(context.Background(), func(k string) string { return env[k] }, slog.New(slog.DiscardHandler)); err == nil {
 			t.Errorf("%s: newAuthorizer succeeded", name)
@@ -312,6 +314,10 @@ func TestBootstrap(t *testing.T) {
 
 	t.Run("init error", func(t *testing.T) {
 		bootstraps.InitFails(t, bin, []string{"AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + fixtures.Secret}, "issuer")
+	})
+	t.Run("init error: two key sources", func(t *testing.T) {
+		bootstraps.InitFails(t, bin, []string{"AUTH_ISSUER=i", "AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + fixtures.Secret,
+			"AUTH_JWKS_URL=https://issuer.example/.well-known/jwks.json"}, "AUTH_HS256_SECRET and AUTH_JWKS_URL are both set")
 	})
 }
 

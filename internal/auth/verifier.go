@@ -438,9 +438,20 @@ func (t cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// ErrTwoKeySources is ConfigFromEnv's error when AUTH_HS256_SECRET and
+// AUTH_JWKS_URL are both set.
+var ErrTwoKeySources = errors.New("auth: AUTH_HS256_SECRET and AUTH_JWKS_URL are both set; set one key source " +
+	"(AUTH_JWKS_URL for a deployed stack, AUTH_HS256_SECRET only for the local API and the fixtures)")
+
 // ConfigFromEnv reads the AUTH_* variables (docs/design.md, "Configuration") into a
-// Config. Defaults and the choice of key source are the caller's.
-func ConfigFromEnv(getenv func(string) string) Config {
+// Config. Defaults are the caller's. An empty variable is an unset one.
+//
+// A process takes one key source: a deployed authorizer verifies only the
+// issuer's JWKS-signed tokens (docs/security.md), and a secret set beside
+// the URL would let anyone who holds it (the fixtures' secret is committed)
+// mint tokens the deployed stack accepts. So both set is ErrTwoKeySources,
+// which stops the authorizer's init and the local API before they serve.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
 		Issuer:        getenv("AUTH_ISSUER"),
 		Audience:      getenv("AUTH_AUDIENCE"),
@@ -450,5 +461,8 @@ func ConfigFromEnv(getenv func(string) string) Config {
 	if s := getenv("AUTH_HS256_SECRET"); s != "" {
 		c.HS256Secret = []byte(s)
 	}
-	return c
+	if c.HS256Secret != nil && c.JWKSURL != "" {
+		return Config{}, ErrTwoKeySources
+	}
+	return c, nil
 }
