@@ -1,6 +1,6 @@
 module github.com/plantstore/plantstore
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/MicahParks/jwkset v0.11.3
@@ -36,6 +36,7 @@ require (
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/time v0.15.0
 	gopkg.in/yaml.v3 v3.0.1
+	mvdan.cc/sh/v3 v3.14.1 // the shell parser of tools/preflight's workflow rules
 )
 
 require (
@@ -54,10 +55,9 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sts v1.51.8 // indirect
 	github.com/go-openapi/jsonpointer v0.22.5 // indirect
 	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
-	github.com/kr/pretty v0.3.1 // indirect
 	github.com/oasdiff/yaml v0.1.1 // indirect
 	github.com/oasdiff/yaml3 v0.0.14 // indirect
-	golang.org/x/sys v0.45.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )
 

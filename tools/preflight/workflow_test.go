@@ -3,78 +3,34 @@ package preflight
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/plantstore/plantstore/tools/samtemplate"
-	"gopkg.in/yaml.v3"
 )
 
 var repoRoot = filepath.Join("..", "..")
 
-type workflow struct {
-	file string
-	On   yaml.Node      `yaml:"on"`
-	Jobs map[string]job `yaml:"jobs"`
-}
-
-type job struct {
-	name        string
-	Uses        string            `yaml:"uses"`
-	Needs       any               `yaml:"needs"`
-	If          string            `yaml:"if"`
-	Environment any               `yaml:"environment"`
-	Permissions map[string]string `yaml:"permissions"`
-	Steps       []step            `yaml:"steps"`
-}
-
-type step struct {
-	Name string            `yaml:"name"`
-	Uses string            `yaml:"uses"`
-	Run  string            `yaml:"run"`
-	With map[string]string `yaml:"with"`
-}
-
-func (s step) name() string {
-	if s.Name != "" {
-		return s.Name
-	}
-	if s.Uses != "" {
-		return s.Uses
-	}
-	return s.Run
-}
-
-// matches says whether a step is the one a test names: by its action
-// (owner/repo, any version) or by the text of its name or script.
-func (s step) matches(what string) bool {
-	if strings.Contains(what, "/") {
-		action, _, _ := strings.Cut(s.Uses, "@")
-		return action == what
-	}
-	return strings.Contains(s.Name, what) || strings.Contains(s.Run, what)
-}
-
-func loadWorkflow(t *testing.T, name string) workflow {
+func loadWorkflow(t *testing.T, name string) *workflow {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(repoRoot, ".github", "workflows", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wf := workflow{file: name}
-	if err := yaml.Unmarshal(raw, &wf); err != nil {
-		t.Fatalf("%s: %v", name, err)
+	wf, err := parseWorkflow(name, raw)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return wf
 }
 
-func (w workflow) job(t *testing.T, name string) job {
+func (w *workflow) job(t *testing.T, name string) job {
 	t.Helper()
 	j, ok := w.Jobs[name]
 	if !ok {
 		t.Fatalf("%s has no job %s", w.file, name)
 	}
-	j.name = name
 	return j
 }
 
@@ -108,21 +64,6 @@ func (j job) stepsBetween(t *testing.T, from, to string) []step {
 	return j.Steps[start+1 : end]
 }
 
-// needs lists the jobs a job waits for.
-func (j job) needs() []string {
-	switch n := j.Needs.(type) {
-	case string:
-		return []string{n}
-	case []any:
-		var out []string
-		for _, e := range n {
-			out = append(out, e.(string))
-		}
-		return out
-	}
-	return nil
-}
-
 func templateFunctions(t *testing.T) []string {
 	t.Helper()
 	tpl, err := samtemplate.Load(filepath.Join(repoRoot, "template.yaml"))
@@ -136,53 +77,241 @@ func templateFunctions(t *testing.T) []string {
 	return fns
 }
 
-// Nothing deploys a commit whose checks failed: every job of deploy.yml that
-// deploys (names an environment) waits, through its needs, for a job that
-// runs ci.yml, and none on the way runs whatever came before. GitHub's rule:
-// a job whose needed job failed is skipped unless its `if` asks for always(),
-// failure() or !cancelled() (workflow syntax, jobs.<job_id>.needs).
-func TestDeploysWaitForTheChecks(t *testing.T) {
+// The repository's workflows, .ci/run and Makefile keep every rule of
+// CheckWorkflows (workflows.go says each rule and its source).
+func TestWorkflowRules(t *testing.T) {
 	t.Parallel()
-	wf := loadWorkflow(t, "deploy.yml")
-	ci := loadWorkflow(t, "ci.yml")
-	var on map[string]any
-	if err := ci.On.Decode(&on); err != nil {
+	findings, err := CheckWorkflows(repoRoot)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := on["workflow_call"]; !ok {
-		t.Errorf("ci.yml cannot be called by deploy.yml: it has no workflow_call trigger")
-	}
-	deploys := 0
-	for name, j := range wf.Jobs {
-		if j.Environment == nil {
-			continue
-		}
-		deploys++
-		if !waitsForCI(wf, name, map[string]bool{}) {
-			t.Errorf("deploy.yml job %s deploys without waiting for ci.yml's checks to pass", name)
-		}
-	}
-	if deploys < 2 {
-		t.Errorf("deploy.yml has %d jobs with an environment, want dev and prod", deploys)
+	for _, f := range findings {
+		t.Error(f)
 	}
 }
 
-func waitsForCI(wf workflow, name string, seen map[string]bool) bool {
-	if seen[name] {
-		return false
-	}
-	seen[name] = true
-	j := wf.Jobs[name]
-	if strings.Contains(j.If, "always()") || strings.Contains(j.If, "failure()") || strings.Contains(j.If, "cancelled()") {
-		return false
-	}
-	if strings.TrimPrefix(j.Uses, "./") == ".github/workflows/ci.yml" {
-		return true
-	}
-	for _, n := range j.needs() {
-		if waitsForCI(wf, n, seen) {
-			return true
+// An edit to one of the files CheckWorkflows reads: a function of the file's
+// text. replaceOnce and friends make one; the test fails if the edit changes
+// nothing (its anchor text is gone), so no row can pass by missing its mark.
+type textEdit func(string) string
+
+func replaceOnce(old, new string) textEdit {
+	return func(s string) string { return strings.Replace(s, old, new, 1) }
+}
+
+// removeSpan cuts the text from the first `from` through the `to` after it.
+func removeSpan(from, to string) textEdit {
+	return func(s string) string {
+		i := strings.Index(s, from)
+		if i < 0 {
+			return s
 		}
+		j := strings.Index(s[i:], to)
+		if j < 0 {
+			return s
+		}
+		return s[:i] + s[i+j+len(to):]
 	}
-	return false
+}
+
+// allEdits applies edits in turn; if one of them changes nothing, the whole
+// edit changes nothing.
+func allEdits(edits ...textEdit) textEdit {
+	return func(s string) string {
+		orig := s
+		for _, e := range edits {
+			t := e(s)
+			if t == s {
+				return orig
+			}
+			s = t
+		}
+		return s
+	}
+}
+
+// Each row is a dangerous edit a review could miss; on a copy of the
+// repository's files it must give a finding of each rule named. The rows
+// cover every rule of workflows.go (TestWorkflowRules shows the repository
+// itself has no finding, so each finding here comes from its edit).
+type dangerousEdit struct {
+	name  string
+	file  string // relative to the repository root
+	edit  textEdit
+	rules []string // each must be the rule of a finding
+}
+
+func dangerousEdits() []dangerousEdit {
+	const (
+		deployOn     = "on:\n  push:\n    branches: [main]\n"
+		topRead      = "\npermissions:\n  contents: read\n"
+		checkout     = "actions/checkout@11d5960a326750d5838078e36cf38b85af677262 # v4.4.0"
+		buildNeeds   = "  build:\n    needs: ci\n"
+		prodNeeds    = "  prod:\n    needs: dev\n"
+		devNeeds     = "  dev:\n    needs: build\n"
+		samBuild     = "      - name: sam build\n        run: sam build --config-env dev\n"
+		ciRunStep    = "        run: bash .ci/run\n"
+		smokeStep    = "      - name: smoke check with a real token\n"
+		smokeCall    = "          make smoke URL=\"$(out ApiUrl)\" TOKEN=\"$token\"\n"
+		setPipefail  = "set -euo pipefail\n"
+		testRecipe   = "\tCI=true $(GO) test -race -count=1 ./...\n"
+		shellFlags   = ".SHELLFLAGS := -eu -o pipefail -c\n"
+		ciCheckSteps = "    timeout-minutes: 45\n    steps:\n      - uses: " + checkout + "\n        with:\n"
+	)
+	return []dangerousEdit{
+		// 1. Triggers.
+		{"pull_request_target with the PR's head checked out in a dev job", ".github/workflows/ci.yml", allEdits(
+			replaceOnce("  pull_request:\n", "  pull_request_target:\n"),
+			replaceOnce(ciCheckSteps, "    timeout-minutes: 45\n    environment: dev\n    steps:\n      - uses: "+checkout+"\n        with:\n          ref: ${{ github.event.pull_request.head.sha }}\n"),
+		), []string{ruleDangerousTriggers, rulePrivilegedTrigger}},
+		{"workflow_run starts the deploy", ".github/workflows/deploy.yml",
+			replaceOnce(deployOn, "on:\n  workflow_run:\n    workflows: [ci]\n    types: [completed]\n"), []string{ruleDangerousTriggers, rulePrivilegedTrigger}},
+		{"deploys from any branch", ".github/workflows/deploy.yml", replaceOnce("    branches: [main]\n", "    branches: ['**']\n"), []string{rulePrivilegedTrigger}},
+		{"deploys from every branch but one", ".github/workflows/deploy.yml", replaceOnce("    branches: [main]\n", "    branches-ignore: [gh-pages]\n"), []string{rulePrivilegedTrigger}},
+		{"deploys on a tag too", ".github/workflows/deploy.yml", replaceOnce("    branches: [main]\n", "    branches: [main]\n    tags: ['v*']\n"), []string{rulePrivilegedTrigger}},
+		{"workflow_dispatch added to deploy.yml", ".github/workflows/deploy.yml", replaceOnce(deployOn, deployOn+"  workflow_dispatch:\n"), []string{rulePrivilegedTrigger}},
+		{"pull_request added to deploy.yml", ".github/workflows/deploy.yml", replaceOnce(deployOn, deployOn+"  pull_request:\n"), []string{rulePrivilegedTrigger}},
+		{"a nightly schedule added to deploy.yml", ".github/workflows/deploy.yml", replaceOnce(deployOn, deployOn+"  schedule:\n    - cron: '0 3 * * *'\n"), []string{rulePrivilegedTrigger}},
+		{"a secret in ci.yml's workflow env", ".github/workflows/ci.yml",
+			replaceOnce(topRead, topRead+"\nenv:\n  NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n"), []string{rulePrivilegedTrigger}},
+		{"a secret read by ci.yml, which pull requests run", ".github/workflows/ci.yml",
+			replaceOnce("          CI: 'true'\n", "          CI: 'true'\n          SLACK_WEBHOOK: ${{ secrets.SLACK_WEBHOOK }}\n"), []string{rulePrivilegedTrigger}},
+		// 2, 3. Permissions.
+		{"top-level permissions: write-all", ".github/workflows/deploy.yml", replaceOnce(topRead, "\npermissions: write-all\n"), []string{ruleExcessivePermissions}},
+		{"no top-level permissions", ".github/workflows/ci.yml", replaceOnce(topRead, "\n"), []string{ruleExcessivePermissions}},
+		{"contents: write in the dev job", ".github/workflows/deploy.yml",
+			replaceOnce("    environment: dev\n    permissions:\n      contents: read\n", "    environment: dev\n    permissions:\n      contents: write\n"), []string{ruleExcessivePermissions}},
+		{"permissions: write-all in the build job", ".github/workflows/deploy.yml", replaceOnce(buildNeeds, buildNeeds+"    permissions: write-all\n"), []string{ruleExcessivePermissions}},
+		{"id-token: write at the top level", ".github/workflows/deploy.yml", replaceOnce(topRead, topRead+"  id-token: write\n"), []string{ruleIDToken}},
+		{"id-token: write in the build job (no environment)", ".github/workflows/deploy.yml",
+			replaceOnce(buildNeeds, buildNeeds+"    permissions:\n      contents: read\n      id-token: write\n"), []string{ruleIDToken}},
+		// 4. unpinned-uses.
+		{"checkout pinned to a tag", ".github/workflows/ci.yml", replaceOnce(checkout, "actions/checkout@v4"), []string{ruleUnpinnedUses}},
+		{"a reusable workflow from another repository at a branch", ".github/workflows/deploy.yml",
+			replaceOnce("    uses: ./.github/workflows/ci.yml\n", "    uses: plantstore/shared-workflows/.github/workflows/ci.yml@main\n"), []string{ruleUnpinnedUses, ruleDeployOrder}},
+		{"a Docker action by tag", ".github/workflows/deploy.yml",
+			replaceOnce(samBuild, "      - uses: docker://public.ecr.aws/sam/build-provided.al2023:latest\n"+samBuild), []string{ruleUnpinnedUses}},
+		// 5. artipacked.
+		{"checkout without persist-credentials: false in the build job", ".github/workflows/deploy.yml",
+			replaceOnce("        with:\n          persist-credentials: false\n", ""), []string{ruleArtipacked}},
+		{"checkout with persist-credentials: true", ".github/workflows/ci.yml",
+			replaceOnce("persist-credentials: false", "persist-credentials: true"), []string{ruleArtipacked}},
+		// 6. cache-poisoning.
+		{"setup-go cache: true in the build job", ".github/workflows/deploy.yml", replaceOnce("          cache: false\n", "          cache: true\n"), []string{ruleCachePoisoning}},
+		{"setup-go's cache input dropped in the dev job (on by default)", ".github/workflows/deploy.yml",
+			replaceOnce("          cache: false\n      - uses: aws-actions/setup-sam@f84ec7d548307efafe33230528756de3c5841a17 # v2\n        with:\n          use-installer: true\n      - uses: actions/download-artifact",
+				"      - uses: aws-actions/setup-sam@f84ec7d548307efafe33230528756de3c5841a17 # v2\n        with:\n          use-installer: true\n      - uses: actions/download-artifact"),
+			[]string{ruleCachePoisoning}},
+		{"actions/cache in the build job", ".github/workflows/deploy.yml",
+			replaceOnce(samBuild, "      - uses: actions/cache@0057852bfaa89a56745cba8c7296529d2fc39830 # v4.3.0\n        with:\n          path: ~/.cache/go-build\n          key: go-build\n"+samBuild),
+			[]string{ruleCachePoisoning}},
+		{"setup-node with cache: npm in the build job", ".github/workflows/deploy.yml",
+			replaceOnce(samBuild, "      - uses: actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020 # v4.4.0\n        with:\n          node-version: '20'\n          cache: npm\n"+samBuild),
+			[]string{ruleCachePoisoning}},
+		// 7. template-injection.
+		{"the head commit's message in a run: script", ".github/workflows/deploy.yml",
+			replaceOnce("        run: sam build --config-env dev\n", "        run: |\n          echo \"building: ${{ github.event.head_commit.message }}\"\n          sam build --config-env dev\n"),
+			[]string{ruleTemplateInjection}},
+		{"a variable expanded into sam deploy's script again", ".github/workflows/deploy.yml",
+			replaceOnce(`--s3-bucket "$ARTIFACTS_BUCKET"`, `--s3-bucket "${{ vars.ARTIFACTS_BUCKET }}"`), []string{ruleTemplateInjection}},
+		// 8. continue-on-error, shells, scripts.
+		{"continue-on-error: true on the ci job's checks step", ".github/workflows/ci.yml",
+			replaceOnce(ciRunStep, ciRunStep+"        continue-on-error: true\n"), []string{ruleContinueOnError}},
+		{"continue-on-error: true on the ci job", ".github/workflows/ci.yml",
+			replaceOnce("    timeout-minutes: 45\n", "    timeout-minutes: 45\n    continue-on-error: true\n"), []string{ruleContinueOnError}},
+		{"no default shell: GitHub's bash -e without pipefail", ".github/workflows/deploy.yml",
+			replaceOnce("defaults:\n  run:\n    shell: bash\n", ""), []string{ruleRunShell}},
+		{"the checks step's shell without -e", ".github/workflows/ci.yml", replaceOnce(ciRunStep, ciRunStep+"        shell: bash {0}\n"), []string{ruleRunShell}},
+		{"sam build || echo in a run: script", ".github/workflows/deploy.yml",
+			replaceOnce("        run: sam build --config-env dev\n", "        run: sam build --config-env dev || echo 'sam build failed'\n"), []string{ruleNeutralised}},
+		{"set +o pipefail in a run: script", ".github/workflows/deploy.yml",
+			replaceOnce("        run: tar -cf sam-build.tar .aws-sam\n", "        run: |\n          set +o pipefail\n          tar -cf sam-build.tar .aws-sam\n"), []string{ruleNeutralised}},
+		{"make test || echo failed in .ci/run", ".ci/run", replaceOnce("make test\n", "make test || echo failed\n"), []string{ruleNeutralised, ruleCIRun}},
+		{"make lint || true in .ci/run", ".ci/run", replaceOnce("make lint\n", "make lint || true\n"), []string{ruleNeutralised, ruleCIRun}},
+		{"set +e in .ci/run", ".ci/run", replaceOnce(setPipefail, setPipefail+"set +e\n"), []string{ruleNeutralised}},
+		{"a trap that exits 0 in .ci/run", ".ci/run", replaceOnce(setPipefail, setPipefail+"trap 'exit 0' EXIT\n"), []string{ruleNeutralised}},
+		{".ci/run without set -euo pipefail", ".ci/run", replaceOnce(setPipefail, ""), []string{ruleCIRun}},
+		{".ci/run with set -eu but no pipefail", ".ci/run", replaceOnce(setPipefail, "set -eu\n"), []string{ruleCIRun}},
+		{"make test inside an if", ".ci/run", replaceOnce("make test\n", "if make test; then echo passed; fi\n"), []string{ruleCIRun}},
+		{"make test in the background", ".ci/run", replaceOnce("make test\n", "make test &\n"), []string{ruleCIRun}},
+		{"make test negated", ".ci/run", replaceOnce("make test\n", "! make test\n"), []string{ruleCIRun}},
+		{"make smoke-local negated", ".ci/run", replaceOnce("make smoke-local\n", "! make smoke-local\n"), []string{ruleNeutralised}},
+		{"make test in a subshell || true", ".ci/run", replaceOnce("make test\n", "(make test) || true\n"), []string{ruleCIRun, ruleNeutralised}},
+		{"make lint on the left of &&", ".ci/run", replaceOnce("make lint\nmake smoke-local\n", "make lint && make smoke-local\n"), []string{ruleCIRun, ruleNeutralised}},
+		{"make -i test (ignore errors)", ".ci/run", replaceOnce("make test\n", "make -i test\n"), []string{ruleCIRun}},
+		{"exit 0 before the checks", ".ci/run", replaceOnce("make lint\n", "exit 0\nmake lint\n"), []string{ruleCIRun}},
+		{"a function named make", ".ci/run", replaceOnce(setPipefail, setPipefail+"make() { echo skipped; }\n"), []string{ruleCIRun}},
+		{"ci.yml runs make test instead of .ci/run", ".github/workflows/ci.yml", replaceOnce(ciRunStep, "        run: make test\n"), []string{ruleCIRun}},
+		{"ci.yml's checks step skipped by an if", ".github/workflows/ci.yml", replaceOnce(ciRunStep, ciRunStep+"        if: false\n"), []string{ruleCIRun}},
+		{"ci.yml cannot be called", ".github/workflows/ci.yml", replaceOnce("  workflow_call:\n", ""), []string{ruleCIRun}},
+		{"- prefix on the test recipe's go test", "Makefile", replaceOnce(testRecipe, "\t-CI=true $(GO) test -race -count=1 ./...\n"), []string{ruleMakefile}},
+		{"- prefix in fuzz, which make test runs through $(MAKE)", "Makefile", replaceOnce("\t@failed=\"\"; for t in", "\t-@failed=\"\"; for t in"), []string{ruleMakefile}},
+		{".SHELLFLAGS without pipefail", "Makefile", replaceOnce(shellFlags, ".SHELLFLAGS := -eu -c\n"), []string{ruleMakefile}},
+		{".SHELLFLAGS without -e", "Makefile", replaceOnce(shellFlags, ".SHELLFLAGS := -u -o pipefail -c\n"), []string{ruleMakefile}},
+		{"a target-specific .SHELLFLAGS for test", "Makefile", replaceOnce(shellFlags, shellFlags+"test: .SHELLFLAGS := -c\n"), []string{ruleMakefile}},
+		{".IGNORE: test", "Makefile", replaceOnce(shellFlags, shellFlags+".IGNORE: test\n"), []string{ruleMakefile}},
+		{"MAKEFLAGS += -i", "Makefile", replaceOnce(shellFlags, shellFlags+"MAKEFLAGS += -i\n"), []string{ruleMakefile}},
+		{"make test runs fuzz with -i", "Makefile", replaceOnce("$(MAKE) --no-print-directory fuzz", "$(MAKE) --no-print-directory -i fuzz"), []string{ruleMakefile}},
+		{"go vet || true in the lint recipe", "Makefile", replaceOnce("\t$(GO) vet ./...\n", "\t$(GO) vet ./... || true\n"), []string{ruleNeutralised}},
+		// 9. The deploy order.
+		{"prod needs only build, not dev", ".github/workflows/deploy.yml", replaceOnce(prodNeeds, "  prod:\n    needs: build\n"), []string{ruleDeployOrder}},
+		{"the smoke step removed from dev", ".github/workflows/deploy.yml", removeSpan(smokeStep, smokeCall), []string{ruleDeployOrder}},
+		{"the smoke step skipped by an if", ".github/workflows/deploy.yml", replaceOnce(smokeStep, smokeStep+"        if: false\n"), []string{ruleDeployOrder}},
+		{"make smoke || true", ".github/workflows/deploy.yml",
+			replaceOnce(smokeCall, "          make smoke URL=\"$(out ApiUrl)\" TOKEN=\"$token\" || true\n"), []string{ruleNeutralised}},
+		{"if: always() on prod", ".github/workflows/deploy.yml", replaceOnce(prodNeeds, prodNeeds+"    if: always()\n"), []string{ruleDeployOrder}},
+		{"if: ${{ !Cancelled() }} on dev", ".github/workflows/deploy.yml", replaceOnce(devNeeds, devNeeds+"    if: ${{ !Cancelled() }}\n"), []string{ruleDeployOrder}},
+		{"dev needs nothing", ".github/workflows/deploy.yml", replaceOnce(devNeeds, "  dev:\n"), []string{ruleDeployOrder}},
+	}
+}
+
+func TestWorkflowRulesCatchDangerousEdits(t *testing.T) {
+	t.Parallel()
+	edits := dangerousEdits()
+	if len(edits) < 20 {
+		t.Fatalf("%d dangerous edits, want at least 20", len(edits))
+	}
+	for _, tc := range edits {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := copyCheckedFiles(t)
+			path := filepath.Join(dir, tc.file)
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := tc.edit(string(raw))
+			if edited == string(raw) {
+				t.Fatalf("the edit changes nothing in %s: its anchor text is gone; update the row", tc.file)
+			}
+			if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			findings, err := CheckWorkflows(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rule := range tc.rules {
+				if !slices.ContainsFunc(findings, func(f Finding) bool { return strings.HasPrefix(f.Rule, rule+" (") }) {
+					t.Errorf("no %s finding; the findings:", rule)
+					for _, f := range findings {
+						t.Log(f)
+					}
+				}
+			}
+		})
+	}
+}
+
+// copyCheckedFiles copies what CheckWorkflows reads to a new directory.
+func copyCheckedFiles(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files, _ := filepath.Glob(filepath.Join(repoRoot, ".github", "workflows", "*.yml"))
+	for _, f := range files {
+		copyFile(t, f, filepath.Join(dir, ".github", "workflows", filepath.Base(f)), 0o644)
+	}
+	copyFile(t, filepath.Join(repoRoot, ".ci", "run"), filepath.Join(dir, ".ci", "run"), 0o755)
+	copyFile(t, filepath.Join(repoRoot, "Makefile"), filepath.Join(dir, "Makefile"), 0o644)
+	return dir
 }
