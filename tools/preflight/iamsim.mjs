@@ -39,6 +39,10 @@ function trust(q) {
   return analysis.result
 }
 
+// write resolves once the pipe has taken all of it: process.exit would
+// otherwise cut a long answer short.
+const write = (s) => new Promise((resolve) => process.stdout.write(s, resolve))
+
 const chunks = []
 for await (const c of process.stdin) chunks.push(c)
 const questions = JSON.parse(Buffer.concat(chunks).toString('utf8'))
@@ -49,7 +53,7 @@ const questions = JSON.parse(Buffer.concat(chunks).toString('utf8'))
 // service keys.
 if (!Array.isArray(questions)) {
   if (questions.data === 'services') {
-    process.stdout.write(JSON.stringify(await iamServiceKeys()))
+    await write(JSON.stringify(await iamServiceKeys()))
     process.exit(0)
   }
   const out = {}
@@ -65,7 +69,7 @@ if (!Array.isArray(questions)) {
       out[service].push({ name: a.name, accessLevel: a.accessLevel, wildcardOnly: a.isWildcardOnly, resourceTypes })
     }
   }
-  process.stdout.write(JSON.stringify(out))
+  await write(JSON.stringify(out))
   process.exit(0)
 }
 
