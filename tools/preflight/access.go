@@ -481,17 +481,10 @@ func effectiveAccess(envs []env, all []env) ([]Finding, []string, error) {
 		lines = append(lines, fmt.Sprintf("%s %s %s", q.subject.name, q.action, q.target.label))
 	}
 	for _, s := range subjects {
-		r := reached[s]
-		if len(r) == 0 {
-			continue
+		if r := reached[s]; len(r) > 0 {
+			findings = append(findings, Finding{s.where, "reaches beyond its own stacks: " + byService(r),
+				"narrow the Resource (or add the Condition) of the statement that allows it to this stack's names"})
 		}
-		more := ""
-		if len(r) > 3 {
-			more = fmt.Sprintf(" and %d more", len(r)-3)
-			r = r[:3]
-		}
-		findings = append(findings, Finding{s.where, fmt.Sprintf("reaches beyond its own stacks: %s%s", strings.Join(r, "; "), more),
-			"narrow the Resource (or add the Condition) of the statement that allows it to this stack's names"})
 	}
 	sort.Strings(lines)
 	lines = slices.Compact(lines)
@@ -534,11 +527,25 @@ func compareAccess(snapshot, now []string) []Finding {
 		removed = append(removed, l)
 	}
 	sort.Strings(removed)
+	// "<variant> <subject> <action> <label>" as "<action> on <label>" under
+	// "<variant> <subject>".
 	show := func(ls []string) string {
-		if len(ls) > 5 {
-			return strings.Join(ls[:5], "; ") + fmt.Sprintf(" and %d more", len(ls)-5)
+		bySubject := map[string][]string{}
+		var order []string
+		for _, l := range ls {
+			f := strings.SplitN(l, " ", 3)
+			key := f[0] + " " + f[1]
+			if _, ok := bySubject[key]; !ok {
+				order = append(order, key)
+			}
+			action, label, _ := strings.Cut(f[2], " ")
+			bySubject[key] = append(bySubject[key], action+" on "+label)
 		}
-		return strings.Join(ls, "; ")
+		var parts []string
+		for _, k := range order {
+			parts = append(parts, k+": "+byService(bySubject[k]))
+		}
+		return strings.Join(parts, "; ")
 	}
 	if len(added) > 0 {
 		findings = append(findings, Finding{accessFile, "new access, which no reviewer has seen: " + show(added),
@@ -549,6 +556,27 @@ func compareAccess(snapshot, now []string) []Finding {
 			"run make preflight-accept and commit the snapshot"})
 	}
 	return findings
+}
+
+// byService tells "<service>:<Action> on ..." requests one service at a
+// time: its count and its first request.
+func byService(requests []string) string {
+	count := map[string]int{}
+	first := map[string]string{}
+	var order []string
+	for _, r := range requests {
+		svc, _, _ := strings.Cut(r, ":")
+		if count[svc] == 0 {
+			order = append(order, svc)
+			first[svc] = r
+		}
+		count[svc]++
+	}
+	var parts []string
+	for _, svc := range order {
+		parts = append(parts, fmt.Sprintf("%s (%d, first %s)", svc, count[svc], first[svc]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 const accessHeader = `# The effective access of every role and boundary within its own stacks:

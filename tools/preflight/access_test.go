@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -65,5 +66,67 @@ func TestAccessIsTheReviewedSnapshot(t *testing.T) {
 	}
 	for _, f := range compareAccess(snapshot, lines) {
 		t.Error(f)
+	}
+}
+
+// Each widened statement is refused, naming the role, the action and the
+// resource: reach into the other environment, another app or account is
+// refused outright, and new access within the stack until it is reviewed.
+// Asked for dev (with prod the other environment), to keep make test quick.
+func TestAccessRefusesEveryWidening(t *testing.T) {
+	t.Parallel()
+	needEvaluator(t)
+	skipMutantsInShort(t)
+	const stmt = "              - Sid: Widened\n                Effect: Allow\n                Action: %s\n                Resource: '*'\n"
+	widen := func(after, action string) edit {
+		return edit{"pipeline/roles.yaml", after, "            Statement:\n", "            Statement:\n" + fmt.Sprintf(stmt, action)}
+	}
+	snapshot, err := readAccess(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var devLines []string
+	for _, l := range snapshot {
+		if strings.HasPrefix(l, "dev ") {
+			devLines = append(devLines, l)
+		}
+	}
+	cases := []struct {
+		name  string
+		edits []edit
+		want  [][2]string // where, says
+	}{
+		{"the execution role widened", []edit{
+			widen("  CloudFormationExecutionRole:", "cloudwatch:*"),
+		}, [][2]string{{"CloudFormationExecutionRole", "reaches beyond its own stacks: cloudwatch ("}}},
+		{"the boundary and a function's role widened", []edit{
+			{"pipeline/roles.yaml", "  PermissionsBoundary:", "        Statement:\n", "        Statement:\n          - Effect: Allow\n            Action: [secretsmanager:GetSecretValue, codedeploy:*, wafv2:*]\n            Resource: '*'\n"},
+			{"template.yaml", "Sid: PutAndReadPlants", "                  - dynamodb:GetItem\n", "                  - dynamodb:GetItem\n                  - dynamodb:DeleteItem\n"},
+		}, [][2]string{
+			{"PermissionsBoundary", "reaches beyond its own stacks: codedeploy ("},
+			{"PermissionsBoundary", "wafv2 ("},
+			{"testdata/access.txt", "secretsmanager (5, first secretsmanager:GetSecretValue"},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			envs := loadMutant(t, mutant(t, c.edits...), "dev", "prod")
+			findings, lines, err := effectiveAccess(envs[:1], envs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			findings = append(findings, compareAccess(devLines, lines)...)
+			for _, w := range c.want {
+				wantFinding(t, findings, w[0], w[1])
+			}
+			// createplant's role asks for DeleteItem as well, but dev's
+			// boundary allows only PutItem and GetItem: no new access.
+			for _, f := range findings {
+				if strings.Contains(f.String(), "dev CreatePlantRole") {
+					t.Errorf("the boundary should hold createplant's role: %s", f)
+				}
+			}
+		})
 	}
 }
