@@ -34,9 +34,13 @@ endif
 LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags='-s -w'
 # DEBUG_BUILD=1 (make invoke, start-api, start-lambda with DEBUG=...): what a
 # debugger needs, no optimisation or inlining, symbols and source paths kept.
-# Never what sam build ships.
-ifdef DEBUG_BUILD
+# Never what sam build ships: as for GOARCH, only DEBUG_BUILD on make's
+# command line counts (those targets pass it on their sub-make's), never one
+# exported in the shell that sam build hands to make.
+ifeq ($(origin DEBUG_BUILD),command line)
+ifneq ($(DEBUG_BUILD),)
 LAMBDA_FLAGS  := -tags lambda.norpc -gcflags='all=-N -l'
+endif
 endif
 DEBUG_PORT    ?= 5858
 HOSTARCH       = $(shell $(GO) env GOHOSTARCH)
