@@ -82,21 +82,27 @@ func (f *Functions) Invoke(ctx context.Context, function string, payload []byte)
 		span.End("did not start: "+err.Error(), "")
 		return nil, false, err
 	}
-	answer, failed, err := in.invoke(ctx, payload)
+	// The server of this environment, read before invoke: an invocation
+	// that ends it (a failed init, an exit, a timeout) clears in.srv.
+	srv := in.srv
+	answer, failed, initFailed, err := in.invoke(ctx, payload)
 	detail := "warm"
 	if cold {
 		detail = "cold"
 		select {
-		case polled := <-in.srv.FirstPoll(): // sent once, before the first invocation was taken
+		case polled := <-srv.FirstPoll(): // sent once, before the first invocation was taken
 			detail += ", init " + polled.Sub(started).Round(100*time.Microsecond).String()
 		default:
 		}
 	}
+	var doc struct{ ErrorType, ErrorMessage string }
 	switch {
 	case err != nil:
 		detail += ", " + err.Error()
+	case initFailed:
+		_ = json.Unmarshal(answer, &doc)
+		detail += ", init failed: " + doc.ErrorType + ": " + doc.ErrorMessage
 	case failed:
-		var doc struct{ ErrorType, ErrorMessage string }
 		_ = json.Unmarshal(answer, &doc)
 		detail += ", failed: " + doc.ErrorType + " " + doc.ErrorMessage
 	}
@@ -104,8 +110,22 @@ func (f *Functions) Invoke(ctx context.Context, function string, payload []byte)
 	return answer, failed, err
 }
 
-// invoke runs one invocation on the started process.
-func (in *instance) invoke(ctx context.Context, payload []byte) ([]byte, bool, error) {
+// invoke runs one invocation on the started process. initFailed says that
+// the answer is the document the function posted to /runtime/init/error:
+// its init failed, and the invocation never reached its handler.
+//
+// That document is the invocation's answer, as under sam local invoke and
+// start-lambda: the Runtime Interface Emulator that SAM runs in its
+// containers answers the invocation with the body the runtime posted to
+// init/error (aws-lambda-runtime-interface-emulator,
+// internal/lambda/rapi/handler/initerror.go: an ErrorInvokeResponse whose
+// Payload is that body), and SAM passes a payload with errorMessage and
+// errorType on as a function error (samcli/local/services/
+// base_local_service.py, LambdaOutputParser.is_lambda_error_response). The
+// Lambda Runtime API's reference describes the path ("Initialization
+// error": "If the runtime encounters an error during initialization, it
+// posts an error message to the initialization error path").
+func (in *instance) invoke(ctx context.Context, payload []byte) (answer []byte, failed, initFailed bool, err error) {
 	type result struct {
 		res Result
 		err error
@@ -125,21 +145,31 @@ func (in *instance) invoke(ctx context.Context, payload []byte) ([]byte, bool, e
 		if r.err != nil {
 			in.stop()
 			if ctx.Err() != nil {
-				return nil, false, r.err
+				return nil, false, false, r.err
 			}
-			return lambdaError("Sandbox.Timedout", fmt.Sprintf("Task timed out after %s", timeout)), true, nil
+			return lambdaError("Sandbox.Timedout", fmt.Sprintf("Task timed out after %s", timeout)), true, false, nil
 		}
 		if r.res.Error != nil {
-			return r.res.Error, true, nil
+			return r.res.Error, true, false, nil
 		}
-		return r.res.Payload, false, nil
-	case doc := <-in.srv.InitError():
+		return r.res.Payload, false, false, nil
+	case doc := <-srv.InitError():
 		in.stop()
-		return doc, true, nil
+		return doc, true, true, nil
 	case <-in.proc.Exited():
+		// A function whose init fails posts init/error, then exits: the
+		// document is there before the exit (the server keeps it before it
+		// answers that POST), and it says why, where the exit says only
+		// that the process ended.
+		select {
+		case doc := <-srv.InitError():
+			in.stop()
+			return doc, true, true, nil
+		default:
+		}
 		err := in.proc.Err()
 		in.stop()
-		return lambdaError("Runtime.ExitError", fmt.Sprintf("the function exited: %v", err)), true, nil
+		return lambdaError("Runtime.ExitError", fmt.Sprintf("the function exited: %v", err)), true, false, nil
 	}
 }
 

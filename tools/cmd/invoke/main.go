@@ -27,6 +27,7 @@ import (
 	"github.com/plantstore/plantstore/tools/localfn"
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/runtimeapi"
+	"github.com/plantstore/plantstore/tools/trace"
 )
 
 func main() {
@@ -57,7 +58,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return err
 	}
 	fns, err := localfn.Prepare(ctx, localfn.Config{
-		Template: *templatePath, EnvFile: *envPath, DataDir: *dataDir, LookupEnv: lookupEnv, Log: stderr,
+		Template: *templatePath, EnvFile: *envPath, DataDir: *dataDir, LookupEnv: lookupEnv, Log: trace.Escaper(stderr),
 		Bootstrap: func(string) string { return *bootstrap },
 	}, []string{*function})
 	if err != nil {
@@ -71,14 +72,17 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return err
 	}
 	defer rt.Close()
+	// The function's lines go to stderr escaped: it may log what the
+	// event carries.
+	output := trace.Escaper(stderr)
 	var fn *runtimeapi.Function
 	if *debugAddr != "" {
 		// No timeout while debugging, as SAM CLI (runtimeapi.Spec).
 		*timeout = 24 * time.Hour
 		fmt.Fprintf(stderr, "Debugging %s: Delve listens on %s and holds the invocation until a debugger continues it (dlv connect %s)\n", *function, *debugAddr, *debugAddr)
-		fn, err = rt.RunDebug(runtimeapi.Debug{Dlv: *dlv, Addr: *debugAddr}, spec.Bootstrap, spec.Env, stderr)
+		fn, err = rt.RunDebug(runtimeapi.Debug{Dlv: *dlv, Addr: *debugAddr}, spec.Bootstrap, spec.Env, output)
 	} else {
-		fn, err = rt.Run(spec.Bootstrap, spec.Env, stderr)
+		fn, err = rt.Run(spec.Bootstrap, spec.Env, output)
 	}
 	if err != nil {
 		return err
@@ -98,8 +102,15 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	}()
 	select {
 	case doc := <-rt.InitError():
-		return fmt.Errorf("init failed: %s", doc)
+		return initFailed(stdout, *function, doc)
 	case <-fn.Exited():
+		// A failed init posts its document, then exits: the document is
+		// there before the exit, and says why.
+		select {
+		case doc := <-rt.InitError():
+			return initFailed(stdout, *function, doc)
+		default:
+		}
 		return fmt.Errorf("the function exited: %v", fn.Err())
 	case a := <-done:
 		if a.err != nil {
@@ -109,11 +120,40 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		if a.res.Error != nil {
 			out = a.res.Error // e.g. the authorizer's {"errorMessage":"Unauthorized",...}
 		}
-		var pretty any
-		if json.Unmarshal(out, &pretty) == nil {
-			out, _ = json.MarshalIndent(pretty, "", "  ")
-		}
-		_, err := fmt.Fprintf(stdout, "%s\n", out)
+		return printAnswer(stdout, out)
+	}
+}
+
+// initFailed prints the document function posted to /runtime/init/error
+// as sam local invoke prints it, as the answer on stdout: the Runtime
+// Interface Emulator that SAM runs answers the invocation with that body
+// (aws-lambda-runtime-interface-emulator,
+// internal/lambda/rapi/handler/initerror.go) and SAM writes the answer to
+// stdout (samcli/local/docker/container.py, wait_for_result). SAM then
+// exits 0 (samcli/commands/local/invoke/cli.py raises nothing for a
+// function's error); make invoke returns an error, so exits 1, as it does
+// when the function exits or times out: the function never ran on the
+// event, and a script or make must not take the document for its answer.
+func initFailed(stdout io.Writer, function string, doc []byte) error {
+	if err := printAnswer(stdout, doc); err != nil {
 		return err
 	}
+	var e struct{ ErrorType, ErrorMessage string }
+	if json.Unmarshal(doc, &e) != nil {
+		return fmt.Errorf("%s: init failed: %s", function, trace.Escape(string(doc)))
+	}
+	return fmt.Errorf("%s: init failed: %s", function, trace.Escape(e.ErrorType+": "+e.ErrorMessage))
+}
+
+// printAnswer prints a function's answer on stdout, indented when it is
+// JSON, escaped (trace.Escape) line by line: JSON leaves DEL and the C1
+// controls (U+0080 to U+009F, which a terminal may obey) as they are, and
+// Escape writes them as \u escapes, so the answer stays the same JSON.
+func printAnswer(stdout io.Writer, out []byte) error {
+	var pretty any
+	if json.Unmarshal(out, &pretty) == nil {
+		out, _ = json.MarshalIndent(pretty, "", "  ")
+	}
+	_, err := fmt.Fprintf(trace.Escaper(stdout), "%s\n", out)
+	return err
 }

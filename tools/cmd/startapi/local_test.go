@@ -14,12 +14,19 @@ import (
 	"github.com/plantstore/plantstore/tools/blackbox"
 	"github.com/plantstore/plantstore/tools/fixtures"
 	"github.com/plantstore/plantstore/tools/localserve"
+	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
 // startQuick runs make start-api's serve on a free port with no bootstraps
 // and createplant's store on a closed port (no dynalite): for requests that
 // never reach a function. adjust, when not nil, changes the configuration.
 func startQuick(t *testing.T, adjust func(*localserve.Config), args ...string) string {
+	t.Helper()
+	return startQuickOut(t, adjust, args...).Banner.URL
+}
+
+// startQuickOut is startQuick that also returns what start-api prints.
+func startQuickOut(t *testing.T, adjust func(*localserve.Config), args ...string) *watchtest.Launched {
 	t.Helper()
 	env := fixtures.Env()
 	env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = "http://127.0.0.1:9"
@@ -40,10 +47,9 @@ func startQuick(t *testing.T, adjust func(*localserve.Config), args ...string) s
 	if adjust != nil {
 		adjust(&cfg)
 	}
-	banner, _ := launch(t, func(ctx context.Context, stdout, stderr io.Writer) error {
+	return watchtest.Launch(t, true, func(ctx context.Context, stdout, stderr io.Writer) error {
 		return c.Serve(ctx, cfg, lookupEnv, stdout, stderr)
 	})
-	return banner.URL
 }
 
 // A web page cannot reach the gateway: not by DNS rebinding (its own name
