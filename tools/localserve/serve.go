@@ -92,18 +92,22 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	if err != nil {
 		return err
 	}
-	fnCfg := cfg.Config(lookupEnv, stderr)
+	fnCfg := cfg.Config(lookupEnv, trace.Escaper(stderr)) // the CodeDeploy recorder prints what the hook was told
 	set, err := localfn.PrepareTemplate(ctx, tpl, fnCfg, names)
 	if err != nil {
 		return err
 	}
 	defer set.Close()
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	// What requests carry reaches the terminal through the tool's log
+	// lines (a refused request's Host and Origin, a function's answer) and
+	// the functions' own lines: each line is escaped (trace.Escape), as
+	// JSON leaves DEL and the C1 controls as they are.
+	logger := slog.New(slog.NewJSONHandler(trace.Escaper(stderr), nil))
 	// A generation is the tool's front on one prepared set of functions;
 	// WATCH=1 makes a new one on each change.
-	output := stderr
+	output := trace.Escaper(stderr)
 	if tool.Trace != nil {
-		output = tool.Trace.Logs(stderr)
+		output = tool.Trace.Logs(stderr) // escapes each line too
 	}
 	next := func(set *localfn.Set) (Generation, error) {
 		stopTrace := func() {}

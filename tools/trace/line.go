@@ -13,7 +13,13 @@ import (
 // request's start (+), how long it took, and what it found. For example:
 //
 //	12:04:05 POST /plants 200 created 48ms | route +0ms POST /plants | authorizer +0ms 12ms cache miss, allowed | CreatePlantFunction +12ms 35ms cold, init 21ms | DynamoDB PutItem +40ms 3ms condition held
-func Line(t *Trace) string {
+//
+// Its parts come from the request (the method, the path as decoded: %1b
+// is ESC) and from what answered it (a principal, a function's error
+// message), so the line is escaped whole (Escape).
+func Line(t *Trace) string { return Escape(line(t)) }
+
+func line(t *Trace) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s %s %d", t.Start.Format("15:04:05"), t.Method, t.Path, t.Status)
 	if t.Code != 0 {

@@ -13,7 +13,8 @@ import (
 	"github.com/plantstore/plantstore/internal/httpapi"
 )
 
-// Logs returns a writer for the functions' output that passes it on to w
+// Logs returns a writer for the functions' output that passes it on to w,
+// each line escaped (Escape: a function may log what a request carries),
 // and gives each JSON line that names a request (requestId, the Lambda
 // request id every line of an invocation carries) to that request's trace.
 // A request line of createplant also names the request's outcome.
@@ -30,39 +31,38 @@ func (r *Recorder) LogsAbove(w io.Writer, level slog.Level) io.Writer {
 type logWriter struct {
 	r      *Recorder
 	w      io.Writer
-	filter bool // pass on whole lines at level or above, not the bytes as they come
+	filter bool // pass on only the lines at level or above
 	level  slog.Level
 	mu     sync.Mutex
 	part   []byte // a line not yet ended
 }
 
+// Write passes on whole lines, escaped, as their newlines come: an escape
+// sequence cannot be told from the text around it until its line is whole.
 func (l *logWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var err error
-	if !l.filter {
-		_, err = l.w.Write(p)
-	}
+	var out []byte
 	l.part = append(l.part, p...)
 	for {
 		i := bytes.IndexByte(l.part, '\n')
 		if i < 0 {
 			break
 		}
-		line := l.part[:i+1]
-		if level, ok := l.r.logLine(string(line[:i])); l.filter && (!ok || level >= l.level) {
-			if _, werr := l.w.Write(line); werr != nil {
-				err = werr
-			}
+		line := string(l.part[:i])
+		if level, ok := l.r.logLine(line); !l.filter || !ok || level >= l.level {
+			out = append(append(out, Escape(line)...), '\n')
 		}
 		l.part = l.part[i+1:]
 	}
-	if len(l.part) > 64<<10 { // not a log line of ours; do not hold it
-		if l.filter {
-			_, err = l.w.Write(l.part)
-		}
+	if len(l.part) > maxPart { // not a log line of ours; do not hold it
+		out = append(out, Escape(string(l.part))...)
 		l.part = nil
 	}
+	if len(out) == 0 {
+		return len(p), nil
+	}
+	_, err := l.w.Write(out)
 	return len(p), err
 }
 

@@ -108,7 +108,10 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 	// A generation is one cmd/localapi process, to which a reverse proxy
 	// passes the requests; its answer names the request's id, which ties
 	// the process's log lines to the request's trace.
-	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: shown}))
+	// Its lines may carry what a request did (the reverse proxy's errors
+	// name the request's URL): each is escaped (trace.Escape), as JSON
+	// leaves DEL and the C1 controls as they are. output escapes too.
+	logger := slog.New(slog.NewJSONHandler(trace.Escaper(stderr), &slog.HandlerOptions{Level: shown}))
 	generationOf := func(srv *proc.Server) (localserve.Generation, error) {
 		target, err := url.Parse(srv.URL)
 		if err != nil {
