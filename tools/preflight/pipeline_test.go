@@ -94,22 +94,10 @@ func TestDeployRoleCanDeployItsStack(t *testing.T) {
 // tags; a user pool's tags are its UserPoolTags alone.
 func tagContext(t *testing.T, r *Resolved, id string) map[string]any {
 	t.Helper()
-	p, err := r.Properties(id)
-	if err != nil {
+	if _, err := r.Properties(id); err != nil {
 		t.Fatal(err)
 	}
-	ctx := map[string]any{}
-	if tags, ok := p["UserPoolTags"].(map[string]any); ok {
-		for k, v := range tags {
-			ctx["aws:ResourceTag/"+k] = fmt.Sprint(v)
-		}
-	}
-	for _, tag := range asList(p["Tags"]) {
-		if m, ok := tag.(map[string]any); ok {
-			ctx["aws:ResourceTag/"+fmt.Sprint(m["Key"])] = fmt.Sprint(m["Value"])
-		}
-	}
-	return ctx
+	return resourceTags(r, id)
 }
 
 // Every aws:ResourceTag condition of the pipeline's roles names a tag that
