@@ -154,7 +154,7 @@ func dangerousEdits() []dangerousEdit {
 		smokeStep    = "      - name: smoke check with a real token\n"
 		smokeCall    = "          make smoke URL=\"$(out ApiUrl)\" TOKEN=\"$token\"\n"
 		setPipefail  = "set -euo pipefail\n"
-		testRecipe   = "\tCI=true $(GO) test -race -count=1 ./...\n"
+		testRecipe   = "\tCI=true $(if $(filter true"
 		shellFlags   = ".SHELLFLAGS := -eu -o pipefail -c\n"
 		ciCheckSteps = "    timeout-minutes: 45\n    steps:\n      - uses: " + checkout + "\n        with:\n"
 	)
@@ -244,7 +244,7 @@ func dangerousEdits() []dangerousEdit {
 		{"ci.yml runs make test instead of .ci/run", ".github/workflows/ci.yml", replaceOnce(ciRunStep, "        run: make test\n"), []string{ruleCIRun}},
 		{"ci.yml's checks step skipped by an if", ".github/workflows/ci.yml", replaceOnce(ciRunStep, ciRunStep+"        if: false\n"), []string{ruleCIRun}},
 		{"ci.yml cannot be called", ".github/workflows/ci.yml", replaceOnce("  workflow_call:\n", ""), []string{ruleCIRun}},
-		{"- prefix on the test recipe's go test", "Makefile", replaceOnce(testRecipe, "\t-CI=true $(GO) test -race -count=1 ./...\n"), []string{ruleMakefile}},
+		{"- prefix on the test recipe's go test", "Makefile", replaceOnce(testRecipe, "\t-CI=true $(if $(filter true"), []string{ruleMakefile}},
 		{"- prefix in fuzz, which make test runs through $(MAKE)", "Makefile", replaceOnce("\t@failed=\"\"; for t in", "\t-@failed=\"\"; for t in"), []string{ruleMakefile}},
 		{".SHELLFLAGS without pipefail", "Makefile", replaceOnce(shellFlags, ".SHELLFLAGS := -eu -c\n"), []string{ruleMakefile}},
 		{".SHELLFLAGS without -e", "Makefile", replaceOnce(shellFlags, ".SHELLFLAGS := -u -o pipefail -c\n"), []string{ruleMakefile}},

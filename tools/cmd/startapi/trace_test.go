@@ -83,10 +83,10 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no Chromium on PATH (make chromium installs Debian's package)")
+	if os.Getenv("CI") == "true" && os.Getenv("NO_BROWSER") != "1" {
+		t.Fatal("no Chromium on PATH (.ci/run installs Debian's package; make test sets NO_BROWSER=1 where none is found)")
 	}
-	t.Skip("no Chromium on PATH (make chromium installs Debian's package)")
+	t.Skip("no Chromium on PATH (.ci/run installs Debian's package; make test sets NO_BROWSER=1 where none is found)")
 	return ""
 }
 
