@@ -24,10 +24,7 @@ import (
 // for (info), not the debug step lines the trace is made of.
 func TestEveryRequestIsTraced(t *testing.T) {
 	t.Parallel()
-	env := append(os.Environ(), "PORT=0", "LOG_LEVEL=", "STORE_PATH="+filepath.Join(t.TempDir(), "plants.db"))
-	l := watchtest.Launch(t, true, func(ctx context.Context, stdout, stderr io.Writer) error {
-		return run(ctx, env, stdout, stderr, "../../..", false)
-	})
+	l := launchTraced(t)
 	banner, stdout, stderr := l.Banner, l.Stdout, l.Stderr
 	id := time.Now().UnixNano()
 	requests := []struct {
@@ -77,4 +74,14 @@ func TestEveryRequestIsTraced(t *testing.T) {
 	if strings.Contains(logs, `"level":"DEBUG"`) || strings.Count(logs, `"msg":"request"`) != len(requests) {
 		t.Errorf("the terminal's log lines at LOG_LEVEL info: want %d request lines, no debug lines:\n%s", len(requests), logs)
 	}
+}
+
+// launchTraced runs make run TRACE=1's front on the repository with an
+// embedded store of the test's own, until the test ends.
+func launchTraced(t *testing.T) *watchtest.Launched {
+	t.Helper()
+	env := append(os.Environ(), "PORT=0", "LOG_LEVEL=", "STORE_PATH="+filepath.Join(t.TempDir(), "plants.db"))
+	return watchtest.Launch(t, true, func(ctx context.Context, stdout, stderr io.Writer) error {
+		return run(ctx, env, stdout, stderr, "../../..", false)
+	})
 }
