@@ -60,33 +60,36 @@ func outside(label string) bool {
 	return false
 }
 
-// passedTo are the services iam:PassRole is asked for: those that assume
-// this project's roles, and one that none does.
-var passedTo = []string{"lambda.amazonaws.com", "cloudformation.amazonaws.com", "codedeploy.amazonaws.com", "apigateway.amazonaws.com", "ec2.amazonaws.com"}
+// passedTo are the services iam:PassRole is asked for: every service that
+// assumes one of this project's roles (serviceUses, and CloudFormation for
+// the pipeline's), and one that none does.
+var passedTo = func() []string {
+	out := []string{"cloudformation.amazonaws.com", "ec2.amazonaws.com"}
+	for _, u := range serviceUses {
+		out = append(out, u.service)
+	}
+	return out
+}()
 
 // subjectsOf lists the roles of a variant's stacks and its pipeline's
 // permissions boundaries.
 func subjectsOf(e env) ([]subject, error) {
+	placed, err := e.roles()
+	if err != nil {
+		return nil, err
+	}
 	var out []subject
-	for i, r := range e.stacks() {
-		file := "template.yaml"
-		if i == 1 {
-			file = "pipeline/roles.yaml"
-		}
-		for _, id := range r.ResourcesOfType("AWS::IAM::Role") {
-			ro, err := e.roleOf(r, id)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, subject{fmt.Sprintf("%s (%s, %s)", id, file, e.name), e.name + " " + id, ro.arn, ro.identity, ro.boundaries})
-		}
+	for _, pr := range placed {
+		out = append(out, subject{pr.where, e.name + " " + pr.id, pr.arn, pr.identity, pr.boundaries})
+	}
+	for _, r := range e.stacks() {
 		for _, id := range r.ResourcesOfType("AWS::IAM::ManagedPolicy") {
 			p, err := r.Properties(id)
 			if err != nil {
 				return nil, err
 			}
 			arn := fmt.Sprintf("arn:%s:iam::%s:role/%s-%s-Probe", partition, account, r.stack.Name, id)
-			out = append(out, subject{fmt.Sprintf("%s (%s, %s)", id, file, e.name), e.name + " " + id, arn, []any{p["PolicyDocument"]}, nil})
+			out = append(out, subject{e.where(r, id), e.name + " " + id, arn, []any{p["PolicyDocument"]}, nil})
 		}
 	}
 	return out, nil
@@ -267,32 +270,11 @@ func newResources(a actionInfo, own string, others []string) []target {
 	return out
 }
 
-// acknowledgedReach is the reach outside a subject's stacks that is known
-// and cannot be scoped, each with its reason: a subject (its logical id), a
-// service, and the variants. Nothing else outside is allowed.
-var acknowledgedReach = []struct {
-	subject  string
-	services []string
-	variants []string
-	reason   string
-}{
-	{"CloudFormationExecutionRole", []string{"apigateway"}, []string{"dev", "prod"},
-		"API Gateway names its resources by ids it makes, not by the stack's names, so apigateway:* cannot be scoped to one stack by Resource (docs/deploy.md, \"What the pipeline's roles cannot scope\")"},
-	{"CloudFormationExecutionRole", []string{"route53"}, []string{"dev", "prod"},
-		"the custom domain's record goes into the hosted zone the HostedZoneId parameter names, an id Route 53 makes, so the record change cannot be scoped to the stack by Resource"},
-	{"CodeDeployRole", []string{"lambda", "sns"}, []string{"default", "edge"},
-		"the stacks no pipeline deploys have no permissions boundary, and CodeDeploy's role is AWS's AWSCodeDeployRoleForLambda (lambda:UpdateAlias and sns:Publish on every resource); dev's and prod's boundary holds it to their own functions"},
-}
-
-func acknowledged(s *subject, action string) bool {
-	variant, id, _ := strings.Cut(s.name, " ")
+// reachKey is what an allowlist entry of kind reach names: "<variant>
+// <role or boundary> <service>".
+func reachKey(s *subject, action string) string {
 	service, _, _ := strings.Cut(action, ":")
-	for _, a := range acknowledgedReach {
-		if a.subject == id && slices.Contains(a.services, service) && slices.Contains(a.variants, variant) {
-			return true
-		}
-	}
-	return false
+	return s.name + " " + service
 }
 
 // otherEnv is the environment whose stacks e must not reach.
@@ -321,7 +303,11 @@ type accessQuestion struct {
 // name, on every target that action takes. It answers the findings of the
 // rule of reach and the lines of the snapshot: "<variant> <subject>
 // <action> <label>" for each allowed request within the subject's stacks.
-func effectiveAccess(envs []env, all []env) ([]Finding, []string, error) {
+//
+// Reach that cannot be scoped (a service that names its resources by ids
+// it makes) is an allowlist entry of kind reach, with its reason; an entry
+// for a variant asked that acknowledges nothing is stale.
+func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, []string, error) {
 	var findings []Finding
 	var subjects []*subject
 	named := map[*subject][]string{}
@@ -455,6 +441,7 @@ func effectiveAccess(envs []env, all []env) ([]Finding, []string, error) {
 	}
 	var lines []string
 	reached := map[*subject][]string{}
+	used := map[string]bool{}
 	for i, j := range asked {
 		ans, q := answers[j], about[i]
 		if ans.Result == "Error" && strings.Contains(ans.Error, "multiple.resource.types") {
@@ -474,9 +461,15 @@ func effectiveAccess(envs []env, all []env) ([]Finding, []string, error) {
 		// DescribeAlarms, which AWS's own policy for it grants on every
 		// alarm) is access like any other, kept in the snapshot for review;
 		// changing anything outside is refused.
-		if outside(q.target.label) && q.level != "Read" && q.level != "List" && !acknowledged(q.subject, q.action) {
-			reached[q.subject] = append(reached[q.subject], fmt.Sprintf("%s on %s (%s)", q.action, q.target.label, q.target.arn))
-			continue
+		// Acknowledged reach stays in the snapshot, so that it too widens
+		// only under review.
+		if outside(q.target.label) && q.level != "Read" && q.level != "List" {
+			key := reachKey(q.subject, q.action)
+			if !allow.allows(kindReach, key) {
+				reached[q.subject] = append(reached[q.subject], fmt.Sprintf("%s on %s (%s)", q.action, q.target.label, q.target.arn))
+				continue
+			}
+			used[key] = true
 		}
 		lines = append(lines, fmt.Sprintf("%s %s %s", q.subject.name, q.action, q.target.label))
 	}
@@ -484,6 +477,14 @@ func effectiveAccess(envs []env, all []env) ([]Finding, []string, error) {
 		if r := reached[s]; len(r) > 0 {
 			findings = append(findings, Finding{s.where, "reaches beyond its own stacks: " + byService(r),
 				"narrow the Resource (or add the Condition) of the statement that allows it to this stack's names"})
+		}
+	}
+	if allow != nil {
+		for _, e := range allow.Entries {
+			variant, _, _ := strings.Cut(e.What, " ")
+			if e.Kind == kindReach && !used[e.What] && slices.ContainsFunc(envs, func(x env) bool { return x.name == variant }) {
+				findings = append(findings, Finding{fmt.Sprintf("%s (reach %q)", AllowlistFile, e.What), "is stale: that role reaches nothing of that service outside its stacks", "remove the entry"})
+			}
 		}
 	}
 	sort.Strings(lines)

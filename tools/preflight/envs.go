@@ -22,14 +22,29 @@ const (
 	repo      = "plant-store"
 )
 
-// edgeParams turn on every feature that adds resources (the web ACL, the
-// custom domain, reserved concurrency, all-at-once releases): the "edge"
-// variant, beside samconfig.toml's default, dev and prod. The Makefile's
-// second cfn-lint line lints the same parameters.
-var edgeParams = map[string]string{
-	"EnableWaf": "true", "DomainName": "api.example.com",
-	"CertificateArn": "arn:aws:acm:us-east-1:123456789012:certificate/example", "HostedZoneId": "Z0EXAMPLE",
-	"CreatePlantReservedConcurrency": "100", "DeploymentType": "AllAtOnce",
+// edgeParams are the parameters that turn on every feature adding resources
+// (the web ACL, the custom domain, reserved concurrency, all-at-once
+// releases): the "edge" variant is default's stack with them. They are the
+// Makefile's second cfn-lint line, read from there, so that the template
+// cfn-lint checks with every feature on is the one the guards read.
+func edgeParams(root string) (map[string]string, error) {
+	raw, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		return nil, err
+	}
+	m := regexp.MustCompile(`(?m)^\tcfn-lint template\.yaml --parameters (.+)$`).FindStringSubmatch(string(raw))
+	if m == nil {
+		return nil, fmt.Errorf("the Makefile has no line `cfn-lint template.yaml --parameters ...`, which gives the edge variant's parameters")
+	}
+	params := map[string]string{}
+	for _, kv := range strings.Fields(m[1]) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("the Makefile's cfn-lint --parameters: %q is not NAME=VALUE", kv)
+		}
+		params[k] = v
+	}
+	return params, nil
 }
 
 // stackVariants are the stacks the guards read: each samconfig.toml
@@ -70,7 +85,11 @@ func loadVariant(root, name string) (env, error) {
 		return env{}, err
 	}
 	if name == "edge" {
-		for k, v := range edgeParams {
+		edge, err := edgeParams(root)
+		if err != nil {
+			return env{}, err
+		}
+		for k, v := range edge {
 			params[k] = v
 		}
 	}
@@ -223,6 +242,38 @@ func (e env) roleWithArn(r *Resolved, arn any) (role, error) {
 		}
 	}
 	return role{}, fmt.Errorf("no role of the template has the ARN %v", arn)
+}
+
+// where names a resource of one of the variant's stacks for a finding:
+// "<LogicalId> (<file>, <variant>)".
+func (e env) where(r *Resolved, id string) string {
+	file := "template.yaml"
+	if r == e.pipeline {
+		file = "pipeline/roles.yaml"
+	}
+	return fmt.Sprintf("%s (%s, %s)", id, file, e.name)
+}
+
+// placedRole is a role with the stack it belongs to.
+type placedRole struct {
+	stack *Resolved
+	where string
+	role
+}
+
+// roles are the roles of every stack of the variant.
+func (e env) roles() ([]placedRole, error) {
+	var out []placedRole
+	for _, r := range e.stacks() {
+		for _, id := range r.ResourcesOfType("AWS::IAM::Role") {
+			ro, err := e.roleOf(r, id)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, placedRole{r, e.where(r, id), ro})
+		}
+	}
+	return out, nil
 }
 
 // stacks are the variant's resolved stacks, the app's first.

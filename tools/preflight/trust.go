@@ -75,49 +75,44 @@ type trustedRole struct {
 func rolesOf(e env) ([]trustedRole, []Finding, error) {
 	var out []trustedRole
 	var findings []Finding
-	for i, r := range e.stacks() {
-		file := "template.yaml"
-		if i == 1 {
-			file = "pipeline/roles.yaml"
-		}
-		for _, id := range r.ResourcesOfType("AWS::IAM::Role") {
-			ro, err := e.roleOf(r, id)
-			if err != nil {
-				return nil, nil, err
+	placed, err := e.roles()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, pr := range placed {
+		r, ro, id := pr.stack, pr.role, pr.id
+		tr := trustedRole{where: pr.where, role: ro}
+		var users []string
+		if r == e.pipeline {
+			if f, ok := pipelineAssumers[id]; ok {
+				tr.assumer = f(e)
+				users = append(users, tr.assumer.principal)
 			}
-			tr := trustedRole{where: fmt.Sprintf("%s (%s, %s)", id, file, e.name), role: ro}
-			var users []string
-			if i == 1 {
-				if f, ok := pipelineAssumers[id]; ok {
-					tr.assumer = f(e)
-					users = append(users, tr.assumer.principal)
-				}
-			} else {
-				for _, use := range serviceUses {
-					for _, res := range r.ResourcesOfType(use.typ) {
-						p, err := r.Properties(res)
-						if err != nil {
-							return nil, nil, err
-						}
-						if p[use.property] == ro.arn && !slices.Contains(users, use.service) {
-							users = append(users, use.service)
-							tr.assumer = assumer{use.service, "sts:AssumeRole", nil}
-						}
+		} else {
+			for _, use := range serviceUses {
+				for _, res := range r.ResourcesOfType(use.typ) {
+					p, err := r.Properties(res)
+					if err != nil {
+						return nil, nil, err
+					}
+					if p[use.property] == ro.arn && !slices.Contains(users, use.service) {
+						users = append(users, use.service)
+						tr.assumer = assumer{principal: use.service, action: "sts:AssumeRole"}
 					}
 				}
 			}
-			switch len(users) {
-			case 0:
-				findings = append(findings, Finding{tr.where, "no rule says who assumes this role",
-					"use it as a function's Role, a deployment group's ServiceRoleArn or the API Gateway account's CloudWatchRoleArn, or (pipeline/roles.yaml) add it to pipelineAssumers in tools/preflight/trust.go"})
-				continue
-			case 1:
-			default:
-				findings = append(findings, Finding{tr.where, fmt.Sprintf("one role is used by %s", strings.Join(users, " and ")), "give each service a role of its own"})
-				continue
-			}
-			out = append(out, tr)
 		}
+		switch len(users) {
+		case 0:
+			findings = append(findings, Finding{tr.where, "no rule says who assumes this role",
+				"use it as a function's Role, a deployment group's ServiceRoleArn or the API Gateway account's CloudWatchRoleArn, or (pipeline/roles.yaml) add it to pipelineAssumers in tools/preflight/trust.go"})
+			continue
+		case 1:
+		default:
+			findings = append(findings, Finding{tr.where, fmt.Sprintf("one role is used by %s", strings.Join(users, " and ")), "give each service a role of its own"})
+			continue
+		}
+		out = append(out, tr)
 	}
 	return out, findings, nil
 }
@@ -141,13 +136,13 @@ func outsiders(tr trustedRole, services []string, stsActions []string) []Questio
 			continue
 		}
 		seen[p] = true
-		callers = append(callers, caller{p, map[string]any{"aws:SourceAccount": account}, nil, false})
+		callers = append(callers, caller{principal: p, context: map[string]any{"aws:SourceAccount": account}})
 	}
 	iam := func(acct, rest string) string { return fmt.Sprintf("arn:%s:iam::%s:%s", partition, acct, rest) }
 	for _, acct := range []string{otherAccount, account} {
 		for _, p := range []string{iam(acct, "root"), iam(acct, "role/plant-store-dev-Outsider"), iam(acct, "role/plant-store-pipeline-prod-DeployRole-X"), iam(acct, "user/someone"),
 			fmt.Sprintf("arn:%s:sts::%s:assumed-role/plant-store-dev-Outsider/session", partition, acct)} {
-			callers = append(callers, caller{p, nil, allowAll, false})
+			callers = append(callers, caller{principal: p, identity: allowAll})
 		}
 	}
 	// Web identities: GitHub's subjects of every kind, for this repository
@@ -156,23 +151,23 @@ func outsiders(tr trustedRole, services []string, stsActions []string) []Questio
 	for _, r := range []string{owner + "/" + repo, owner + "/" + repo + "-fork", "someone/" + repo, owner + "/" + repo + "2"} {
 		for _, kind := range []string{"environment:dev", "environment:prod", "environment:staging", "ref:refs/heads/main", "ref:refs/heads/feature", "ref:refs/tags/v1", "pull_request"} {
 			for _, aud := range []string{"sts.amazonaws.com", "https://github.com/" + owner} {
-				callers = append(callers, caller{oidcProvider, map[string]any{githubSub: "repo:" + r + ":" + kind, githubAud: aud}, nil, false})
+				callers = append(callers, caller{principal: oidcProvider, context: map[string]any{githubSub: "repo:" + r + ":" + kind, githubAud: aud}})
 			}
 		}
 	}
 	// A service on another account's behalf (the confused deputy), where the
 	// role's assumer is asked with aws:SourceAccount.
 	if _, ok := tr.assumer.context["aws:SourceAccount"]; ok {
-		callers = append(callers, caller{tr.assumer.principal, map[string]any{"aws:SourceAccount": otherAccount}, nil, true})
+		callers = append(callers, caller{principal: tr.assumer.principal, context: map[string]any{"aws:SourceAccount": otherAccount}, deputy: true})
 	}
 	callers = append(callers,
-		caller{iam(otherAccount, "oidc-provider/"+githubIssuer), map[string]any{githubSub: fmt.Sprintf("repo:%s/%s:environment:dev", owner, repo), githubAud: "sts.amazonaws.com"}, nil, false},
-		caller{iam(account, "oidc-provider/gitlab.com"), nil, nil, false},
-		caller{iam(account, "saml-provider/Corp"), nil, nil, false},
-		caller{"cognito-identity.amazonaws.com", nil, nil, false},
-		caller{"accounts.google.com", nil, nil, false},
-		caller{"graph.facebook.com", nil, nil, false},
-		caller{"www.amazon.com", nil, nil, false},
+		caller{principal: iam(otherAccount, "oidc-provider/"+githubIssuer), context: map[string]any{githubSub: fmt.Sprintf("repo:%s/%s:environment:dev", owner, repo), githubAud: "sts.amazonaws.com"}},
+		caller{principal: iam(account, "oidc-provider/gitlab.com")},
+		caller{principal: iam(account, "saml-provider/Corp")},
+		caller{principal: "cognito-identity.amazonaws.com"},
+		caller{principal: "accounts.google.com"},
+		caller{principal: "graph.facebook.com"},
+		caller{principal: "www.amazon.com"},
 	)
 	var qs []Question
 	for _, c := range callers {

@@ -8,11 +8,7 @@ import (
 func TestTrustAdmitsOnlyTheIntendedPrincipal(t *testing.T) {
 	t.Parallel()
 	needEvaluator(t)
-	var envs []env
-	for _, name := range stackVariants {
-		envs = append(envs, loadEnv(t, name))
-	}
-	findings, err := checkTrust(envs)
+	findings, err := checkTrust(allVariants(t))
 	if err != nil {
 		t.Fatal(err)
 	}
