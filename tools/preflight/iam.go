@@ -57,7 +57,7 @@ func Ask(questions []Question) ([]Answer, error) {
 	if len(questions) > 4000 {
 		parts = runtime.NumCPU()
 	}
-	size := (len(questions) + parts - 1) / max(parts, 1)
+	size := (len(questions) + parts - 1) / parts
 	results := make([][]Answer, parts)
 	errs := make([]error, parts)
 	var wg sync.WaitGroup

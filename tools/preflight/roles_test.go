@@ -154,9 +154,8 @@ func callResources(t *testing.T, app *Resolved, call string, vars map[string]any
 	case "codedeploy":
 		var out []string
 		for _, dg := range app.ResourcesOfType("AWS::CodeDeploy::DeploymentGroup") {
-			p, _ := app.Properties(dg)
-			group, _ := app.Value(map[string]any{"Ref": dg})
-			out = append(out, fmt.Sprintf("arn:%s:codedeploy:%s:%s:deploymentgroup:%v/%v", partition, region, account, p["ApplicationName"], group))
+			arn, _ := arnOf(app, dg)
+			out = append(out, arn)
 		}
 		return out
 	}
