@@ -172,3 +172,27 @@ func TestDebugBuildOnlyFromTheCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// make test installs no system package and never runs sudo, on any
+// machine: every recipe line it would run (its prerequisites', chromium's
+// included, and the fuzz sub-make's), as make -n prints them, names
+// neither. .ci/run installs what CI needs.
+func TestMakeTestInstallsNoSystemPackage(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("make", "--no-print-directory", "-C", "../..", "-n", "-B", "test", "chromium")
+	cmd.Env = append(os.Environ(), "CI=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n test: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "go test -race") {
+		t.Fatalf("make -n test printed no go test line: the check reads the wrong output\n%s", out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		for _, word := range []string{"sudo", "apt-get", "apt ", "dnf ", "yum ", "brew "} {
+			if strings.Contains(line, word) {
+				t.Errorf("make test would run %q: %s", strings.TrimSpace(word), line)
+			}
+		}
+	}
+}
