@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -47,10 +48,19 @@ var pageTemplate = template.Must(template.New("page.html").Funcs(template.FuncMa
 	},
 }).ParseFS(files, "page.html"))
 
-// page serves PagePrefix.
+// page serves PagePrefix. Every answer, the files, the redirect and the
+// mux's own 404 and 405 included, carries the page's headers (pageHeaders);
+// a folder is a 404, never a listing.
 func (r *Recorder) page() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET "+PagePrefix+"static/", http.StripPrefix(PagePrefix, http.FileServerFS(files)))
+	static := http.StripPrefix(PagePrefix, http.FileServerFS(files))
+	mux.HandleFunc("GET "+PagePrefix+"static/", func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasSuffix(req.URL.Path, "/") {
+			http.NotFound(w, req)
+			return
+		}
+		static.ServeHTTP(w, req)
+	})
 	mux.HandleFunc("GET "+PagePrefix+"{$}", func(w http.ResponseWriter, req *http.Request) {
 		http.Redirect(w, req, PagePrefix+"requests", http.StatusFound)
 	})
@@ -68,7 +78,19 @@ func (r *Recorder) page() http.Handler {
 	mux.HandleFunc("GET "+PagePrefix+"explorer", func(w http.ResponseWriter, req *http.Request) {
 		render(w, http.StatusOK, map[string]any{"View": "explorer", "Explorer": r.Explorer})
 	})
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		pageHeaders(w.Header())
+		mux.ServeHTTP(w, req)
+	})
+}
+
+// pageHeaders are the headers of every answer under PagePrefix.
+// Everything comes from this server: no CDN, no inline script; inline style
+// attributes only (the waterfall's bars).
+func pageHeaders(h http.Header) {
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'")
 }
 
 func render(w http.ResponseWriter, status int, data map[string]any) {
@@ -77,13 +99,7 @@ func render(w http.ResponseWriter, status int, data map[string]any) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	// Everything comes from this server: no CDN, no inline script; inline
-	// style attributes only (the waterfall's bars).
-	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = w.Write(b.Bytes())
 }
