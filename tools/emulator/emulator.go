@@ -44,6 +44,9 @@ type Server struct {
 	Name string
 	URL  string
 	cmd  *exec.Cmd
+	// stop ends what stands before the server (dynalite's guarded front)
+	// and removes its socket's folder.
+	stop func()
 	// serial makes clients send one request at a time (moto's threaded
 	// server shares unlocked state between requests).
 	serial *sync.Mutex
@@ -64,20 +67,57 @@ func StartMoto() (*Server, error) {
 	return s, err
 }
 
-// StartDynalite starts dynalite on a free loopback port; with a path it
-// keeps its data there across runs, else in memory.
+// StartDynalite starts dynalite, with a path keeping its data there across
+// runs, else in memory. dynalite listens on a Unix socket in a folder only
+// this user may enter, so neither another user nor a web page reaches it;
+// Server.URL is a loopback port that serves it behind Guard.
 func StartDynalite(path string) (*Server, error) {
 	bin, err := findDynalite()
 	if err != nil {
 		return nil, err
 	}
-	return start("dynalite", func(port string) *exec.Cmd {
-		args := []string{"--host", "127.0.0.1", "--port", port, "--createTableMs", "0", "--deleteTableMs", "0"}
-		if path != "" {
-			args = append(args, "--path", path)
+	dir, err := os.MkdirTemp("", "dynalite-") // mode 0700
+	if err != nil {
+		return nil, err
+	}
+	sock := filepath.Join(dir, "dynalite.sock")
+	// dynalite's cli.js passes --port to node's server.listen, which takes a
+	// path for a Unix socket.
+	args := []string{"--port", sock, "--createTableMs", "0", "--deleteTableMs", "0"}
+	if path != "" {
+		args = append(args, "--path", path)
+	}
+	cmd := exec.Command(bin, args...)
+	if err := proc.Start(cmd); err != nil { // its own process group, killed with its parent
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("start dynalite: %w", err)
+	}
+	s := &Server{Name: "dynalite", cmd: cmd, stop: func() { os.RemoveAll(dir) }}
+	if err := listening(s, "unix", sock); err != nil {
+		return nil, err
+	}
+	url, stopFront, err := front(sock)
+	if err != nil {
+		s.Stop()
+		return nil, err
+	}
+	s.URL = url
+	s.stop = func() { stopFront(); os.RemoveAll(dir) }
+	return s, nil
+}
+
+// listening waits until s accepts connections at addr, or stops it.
+func listening(s *Server, network, addr string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout(network, addr, 200*time.Millisecond); err == nil {
+			c.Close()
+			return nil
 		}
-		return exec.Command(bin, args...)
-	})
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.Stop()
+	return fmt.Errorf("%s did not listen on %s within 30s", s.Name, addr)
 }
 
 func start(name string, command func(port string) *exec.Cmd) (*Server, error) {
@@ -90,16 +130,10 @@ func start(name string, command func(port string) *exec.Cmd) (*Server, error) {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	s := &Server{Name: name, URL: "http://127.0.0.1:" + port, cmd: cmd}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := net.DialTimeout("tcp", "127.0.0.1:"+port, 200*time.Millisecond); err == nil {
-			c.Close()
-			return s, nil
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := listening(s, "tcp", "127.0.0.1:"+port); err != nil {
+		return nil, err
 	}
-	s.Stop()
-	return nil, fmt.Errorf("%s did not listen on %s within 30s", name, s.URL)
+	return s, nil
 }
 
 // Stop kills the server.
@@ -107,6 +141,9 @@ func (s *Server) Stop() {
 	if s.cmd.Process != nil {
 		proc.Kill(s.cmd) // the group: npm's dynalite runs node under a shell
 		s.cmd.Wait()
+	}
+	if s.stop != nil {
+		s.stop()
 	}
 }
 

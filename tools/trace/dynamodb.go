@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/plantstore/plantstore/tools/emulator"
 )
 
 // DynamoDB serves a proxy to the DynamoDB endpoint target that records each
@@ -17,7 +19,8 @@ import (
 // the operation, the condition's outcome (held, or failed with
 // ConditionalCheckFailedException) or the error type, and its duration.
 // Point a function's AWS_ENDPOINT_URL_DYNAMODB at the URL it returns; close
-// stops it.
+// stops it. Like the emulator's own front, it refuses web pages
+// (emulator.Guard) and passes on no CORS header of the server behind it.
 func (r *Recorder) DynamoDB(target string) (proxyURL string, closeFn func(), err error) {
 	u, err := url.Parse(target)
 	if err != nil {
@@ -28,7 +31,8 @@ func (r *Recorder) DynamoDB(target string) (proxyURL string, closeFn func(), err
 		return "", nil, err
 	}
 	proxy := httputil.NewSingleHostReverseProxy(u)
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	proxy.ModifyResponse = emulator.StripCORS
+	srv := &http.Server{Handler: emulator.Guard(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<20))
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.ContentLength = int64(len(body))
@@ -38,7 +42,7 @@ func (r *Recorder) DynamoDB(target string) (proxyURL string, closeFn func(), err
 		start := time.Now()
 		proxy.ServeHTTP(rec, req)
 		r.AddStep(req.Header.Get("X-Amzn-Trace-Id"), "DynamoDB "+op, start, time.Since(start), outcome(body, rec))
-	}), ReadHeaderTimeout: 10 * time.Second}
+	})), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
 }

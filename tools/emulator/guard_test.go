@@ -1,0 +1,54 @@
+package emulator_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/plantstore/plantstore/tools/blackbox"
+	"github.com/plantstore/plantstore/tools/emulator"
+)
+
+func TestMain(m *testing.M) { emulator.Main(m) }
+
+// No web page reaches the local table: dynalite (which answers every origin
+// with Access-Control-Allow-Origin: *) listens on a Unix socket, and its
+// loopback URL refuses a foreign Host, a foreign Origin and Sec-Fetch-Site
+// cross-site, and passes on no CORS header; the SDK still works.
+func TestDynaliteAnswersNoWebPage(t *testing.T) {
+	t.Parallel()
+	s := emulator.Dynalite(t)
+	if _, err := s.Client().ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatalf("the SDK through the guard: %v", err)
+	}
+	port := s.URL[strings.LastIndex(s.URL, ":")+1:]
+	scan := `{"TableName":"plants"}`
+	for _, c := range []struct {
+		name, host string
+		headers    map[string]string
+	}{
+		{"another site's page", "127.0.0.1:" + port, map[string]string{"Origin": "https://evil.example", "X-Amz-Target": "DynamoDB_20120810.Scan"}},
+		{"a rebound name", "rebind.example:" + port, map[string]string{"X-Amz-Target": "DynamoDB_20120810.Scan"}},
+		{"a cross-site fetch", "127.0.0.1:" + port, map[string]string{"Sec-Fetch-Site": "cross-site", "X-Amz-Target": "DynamoDB_20120810.Scan"}},
+		{"a null origin", "127.0.0.1:" + port, map[string]string{"Origin": "null", "X-Amz-Target": "DynamoDB_20120810.Scan"}},
+	} {
+		status, h, body := blackbox.AsAPage(t, s.URL, c.host, c.headers, scan)
+		if status != http.StatusForbidden || !strings.Contains(string(body), "AccessDeniedException") {
+			t.Errorf("%s: %d %s, want 403 AccessDeniedException", c.name, status, body)
+		}
+		if v := h.Get("Access-Control-Allow-Origin"); v != "" {
+			t.Errorf("%s: Access-Control-Allow-Origin %q", c.name, v)
+		}
+	}
+	// A loopback page of the same machine passes the guard; the answer
+	// still names no origin a browser would let read it.
+	_, h, _ := blackbox.AsAPage(t, s.URL, "127.0.0.1:"+port, map[string]string{"Origin": "http://127.0.0.1:" + port}, scan)
+	for k := range h {
+		if strings.HasPrefix(k, "Access-Control-") {
+			t.Errorf("dynalite's %s reaches the client: %q", k, h.Get(k))
+		}
+	}
+}
