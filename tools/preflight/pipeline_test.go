@@ -234,6 +234,8 @@ func TestAttackersPathsAreDenied(t *testing.T) {
 		exec.ask("iam:CreateRole", devRole, withBoundary),
 		exec.ask("iam:PutRolePolicy", devRole, withBoundary),
 		exec.ask("iam:AttachRolePolicy", devRole, map[string]any{"iam:PermissionsBoundary": boundary, "iam:PolicyARN": strings.Replace(admin, "AdministratorAccess", "service-role/AWSCodeDeployRoleForLambda", 1)}),
+		// What SAM attaches to a role it makes for a function.
+		exec.ask("iam:AttachRolePolicy", devRole, map[string]any{"iam:PermissionsBoundary": boundary, "iam:PolicyARN": strings.Replace(admin, "AdministratorAccess", "service-role/AWSLambdaBasicExecutionRole", 1)}),
 		exec.ask("iam:PassRole", devRole, map[string]any{"iam:PassedToService": "lambda.amazonaws.com"}),
 	)
 }

@@ -190,7 +190,7 @@ func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
 	for _, c := range []struct{ name, allowlist, where, says string }{
 		{"an entry without a reason", "entries:\n  - kind: replacement\n    what: PlantsTable\n", "entry 1", "has no reason"},
 		{"a blank reason", "entries:\n  - kind: public-route\n    what: GET /plants\n    reason: '  '\n", "entry 1", "has no reason"},
-		{"a stale public route", "entries:\n  - kind: public-route\n    what: GET /health\n    reason: a load balancer's check\n", "GET /health", "no variant of the template has this route"},
+		{"a stale public route", "entries:\n  - kind: public-route\n    what: GET /nowhere\n    reason: a load balancer's check\n", "GET /nowhere", "no variant of the template has this route"},
 		{"an entry for a guarded route", "entries:\n  - kind: public-route\n    what: POST /plants\n    reason: for a demo\n", "POST /plants", "the route has the authorizer in every variant"},
 		{"a stale replacement", "entries:\n  - kind: replacement\n    what: OldTable\n    reason: moved\n", "OldTable", "no stateful resource"},
 		{"an unknown kind", "entries:\n  - kind: public\n    what: GET /plants\n    reason: x\n", "entry 1", `has kind "public"`},
