@@ -76,7 +76,16 @@ func expect(t *testing.T, allowed bool, why string, qs ...Question) {
 		case len(a.IgnoredContextKeys) > 0:
 			t.Errorf("%s: %s: IAM sees no %v for this action and resource (AWS's service reference), so a condition on it never holds", why, q.Describe(), a.IgnoredContextKeys)
 		case a.Allowed() != allowed:
-			t.Errorf("%s: %s as %s is %s", why, q.Describe(), q.Principal, a.Result)
+			// One line: the role, the rule, and the change that fixes it.
+			who, _, _ := strings.Cut(q.ID, " ")
+			if who == "" || who == q.Action {
+				who = q.Principal
+			}
+			if allowed {
+				t.Errorf("%s: %s must be able to call %s, and the evaluator says %s; fix: allow it in %s's policies (and its boundary, where it has one), on that resource", why, who, q.Describe(), a.Result, who)
+			} else {
+				t.Errorf("%s: %s must not call %s, and the evaluator says %s; fix: narrow the statement of %s that allows it (its Resource or Condition)", why, who, q.Describe(), a.Result, who)
+			}
 		}
 	}
 }
