@@ -2,10 +2,13 @@ package trace
 
 import (
 	"bytes"
+	"crypto/subtle"
 	"embed"
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -78,10 +81,48 @@ func (r *Recorder) page() http.Handler {
 	mux.HandleFunc("GET "+PagePrefix+"explorer", func(w http.ResponseWriter, req *http.Request) {
 		render(w, http.StatusOK, map[string]any{"View": "explorer", "Explorer": r.Explorer})
 	})
+	keyed := r.keyed(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		pageHeaders(w.Header())
-		mux.ServeHTTP(w, req)
+		keyed.ServeHTTP(w, req)
 	})
+}
+
+// Link is the address of a page (requests, explorer) under base that the
+// tools print: it carries the run's key, which the pages want.
+func (r *Recorder) Link(base, page string) string {
+	return base + PagePrefix + page + "?key=" + r.key
+}
+
+// keyed serves next only to a request that carries the run's key, in the
+// query (the printed link) or in the cookie that such a request gets, the
+// way Jupyter guards its server with a token: any local process, another
+// user's included, can reach a loopback port, and the explorer holds a
+// valid token. The cookie is HttpOnly, SameSite=Strict, scoped to the
+// page's path and named for the port (cookies do not tell ports apart).
+func (r *Recorder) keyed(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		name := "plantstore_page"
+		if _, port, err := net.SplitHostPort(req.Host); err == nil {
+			name += "_" + port
+		}
+		if k := req.URL.Query().Get("key"); k != "" && r.isKey(k) {
+			http.SetCookie(w, &http.Cookie{Name: name, Value: r.key, Path: PagePrefix, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			next.ServeHTTP(w, req)
+			return
+		}
+		if c, err := req.Cookie(name); err == nil && r.isKey(c.Value) {
+			next.ServeHTTP(w, req)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = io.WriteString(w, "This page opens from the link the tool printed (it carries this run's key).\n")
+	})
+}
+
+func (r *Recorder) isKey(k string) bool {
+	return subtle.ConstantTimeCompare([]byte(k), []byte(r.key)) == 1
 }
 
 // pageHeaders are the headers of every answer under PagePrefix.

@@ -13,7 +13,8 @@ import (
 // mux's 404 and 405; a folder is a 404, never a listing.
 func TestEveryPageAnswerCarriesTheCSP(t *testing.T) {
 	t.Parallel()
-	h := NewRecorder(io.Discard).Handler(http.NotFoundHandler())
+	r := NewRecorder(io.Discard)
+	h := r.Handler(http.NotFoundHandler())
 	for _, c := range []struct {
 		method, path string
 		status       int
@@ -29,7 +30,7 @@ func TestEveryPageAnswerCarriesTheCSP(t *testing.T) {
 		{"POST", PagePrefix + "requests", http.StatusMethodNotAllowed},
 	} {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(c.method, c.path, nil))
+		h.ServeHTTP(rec, httptest.NewRequest(c.method, c.path+"?key="+r.key, nil))
 		if rec.Code != c.status {
 			t.Errorf("%s %s: %d, want %d", c.method, c.path, rec.Code, c.status)
 		}
@@ -41,5 +42,44 @@ func TestEveryPageAnswerCarriesTheCSP(t *testing.T) {
 		if strings.Contains(rec.Body.String(), "page.css") && strings.HasSuffix(c.path, "/") {
 			t.Errorf("%s %s lists a folder: %s", c.method, c.path, rec.Body)
 		}
+	}
+}
+
+// The pages answer only the run's key: the printed link sets a cookie
+// (HttpOnly, SameSite=Strict, named for the port) that opens them after;
+// without it, or with another key, every page and file is 403 and shows
+// nothing of the run, the explorer's token least of all.
+func TestThePagesWantTheRunsKey(t *testing.T) {
+	t.Parallel()
+	r := NewRecorder(io.Discard)
+	r.Explorer = Explorer{Token: "tok.en.value"}
+	h := r.Handler(http.NotFoundHandler())
+	get := func(path string, cookie *http.Cookie) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("GET", "http://127.0.0.1:3000"+path, nil)
+		if cookie != nil {
+			req.AddCookie(cookie)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	for _, path := range []string{PagePrefix + "explorer", PagePrefix + "requests", PagePrefix + "static/page.js", PagePrefix + "explorer?key=guess"} {
+		if rec := get(path, nil); rec.Code != http.StatusForbidden || strings.Contains(rec.Body.String(), "tok.en.value") {
+			t.Errorf("%s without the key: %d %s", path, rec.Code, rec.Body)
+		}
+		if rec := get(path, &http.Cookie{Name: "plantstore_page_3000", Value: "guess"}); rec.Code != http.StatusForbidden {
+			t.Errorf("%s with another key's cookie: %d", path, rec.Code)
+		}
+	}
+	rec := get(r.Link("", "explorer"), nil)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "tok.en.value") {
+		t.Fatalf("the printed link: %d", rec.Code)
+	}
+	cookies := rec.Result().Cookies()
+	if len(cookies) != 1 || cookies[0].Name != "plantstore_page_3000" || !cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode || cookies[0].Path != PagePrefix {
+		t.Fatalf("the printed link's cookie: %+v", cookies)
+	}
+	if rec := get(PagePrefix+"requests", cookies[0]); rec.Code != http.StatusOK {
+		t.Errorf("a page with the cookie: %d", rec.Code)
 	}
 }

@@ -80,11 +80,12 @@ type Recorder struct {
 	held      map[string][]heldLine // log lines of request ids not known yet (hold)
 	heldOrder []string              // their ids, oldest first
 	arrived   *sync.Cond            // a log line came
+	key       string                // the pages' key (Link), made per run
 }
 
 // NewRecorder prints to out.
 func NewRecorder(out io.Writer) *Recorder {
-	r := &Recorder{Out: out, byID: map[string]*Trace{}, held: map[string][]heldLine{}}
+	r := &Recorder{Out: out, byID: map[string]*Trace{}, held: map[string][]heldLine{}, key: rand.Text()}
 	r.arrived = sync.NewCond(&r.mu)
 	return r
 }

@@ -126,7 +126,7 @@ func TestTheRecorderKeepsTheNewest(t *testing.T) {
 		t.Errorf("kept %v, want the last two of %v, newest first", got, ids)
 	}
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, PagePrefix+"requests/"+ids[0], nil))
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, r.Link("", "requests/"+ids[0]), nil))
 	if rec.Code != http.StatusNotFound {
 		t.Errorf("the dropped trace's page: %d", rec.Code)
 	}
@@ -157,7 +157,7 @@ func TestTheExplorerReadsTheOpenAPIDocument(t *testing.T) {
 	r := NewRecorder(io.Discard)
 	r.Explorer = Explorer{Operations: ops, Token: "tok.en.value"}
 	rec := httptest.NewRecorder()
-	r.Handler(http.NotFoundHandler()).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, PagePrefix+"explorer", nil))
+	r.Handler(http.NotFoundHandler()).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, r.Link("", "explorer"), nil))
 	body := rec.Body.String()
 	if rec.Code != 200 || !strings.Contains(body, `data-path="/plants"`) || !strings.Contains(body, `value="tok.en.value"`) ||
 		!strings.Contains(rec.Header().Get("Content-Security-Policy"), "script-src 'self'") || strings.Contains(body, "<script>") {

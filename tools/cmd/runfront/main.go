@@ -177,7 +177,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 			what += "; watching the source: a change rebuilds and restarts it"
 		}
 		fmt.Fprintf(stdout, "Plant Store local API listening on %s (%s)\n", url, what)
-		fmt.Fprintf(stdout, "Requests, each with its steps and log lines: %s%srequests (API explorer: %s%sexplorer)\n", url, trace.PagePrefix, url, trace.PagePrefix)
+		fmt.Fprintf(stdout, "Requests, each with its steps and log lines: %s (API explorer: %s)\n", rec.Link(url, "requests"), rec.Link(url, "explorer"))
 		if first.Token != "" {
 			fmt.Fprintf(stdout, "Token (valid 24h0m0s%s):\n%s\n", map[bool]string{true: "; the same across reloads"}[watching], first.Token)
 			fmt.Fprintf(stdout, "Try:\ncurl -i %s/plants -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' -d '{\"id\":%d,\"name\":\"Monstera\",\"tag\":\"indoor\"}'\n", url, first.Token, time.Now().Unix())

@@ -54,7 +54,15 @@ func TestEveryRequestIsTraced(t *testing.T) {
 	}
 
 	// The conflict's page: its steps and the local API's lines of it.
-	resp, err := http.Get(banner.URL + trace.PagePrefix + "requests/" + traces["conflict"])
+	// The printed link carries the run's key; the page wants it.
+	link := stdout.WaitMatch(t, regexp.MustCompile(`Requests, each with its steps and log lines: (\S+)/requests\?key=(\S+) `))
+	m := regexp.MustCompile(`: (\S+)/requests\?key=(\S+) `).FindStringSubmatch(link)
+	if resp, err := http.Get(banner.URL + trace.PagePrefix + "requests"); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("the requests page without the run's key: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	resp, err := http.Get(m[1] + "/requests/" + traces["conflict"] + "?key=" + m[2])
 	if err != nil {
 		t.Fatal(err)
 	}

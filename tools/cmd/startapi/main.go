@@ -106,7 +106,7 @@ func gatewayTool(cfg localserve.Config, apiID string, lookupEnv func(string) (st
 				return err
 			}
 			rec.Explorer = explorer
-			fmt.Fprintf(w, "Requests, each with its steps and log lines: %s%srequests (API explorer: %s%sexplorer)\n", url, trace.PagePrefix, url, trace.PagePrefix)
+			fmt.Fprintf(w, "Requests, each with its steps and log lines: %s (API explorer: %s)\n", rec.Link(url, "requests"), rec.Link(url, "explorer"))
 			if api.Authorizer == nil {
 				return nil
 			}

@@ -101,7 +101,10 @@ func chromium(t *testing.T) string {
 func TestThePageShowsEachRequest(t *testing.T) {
 	t.Parallel()
 	browser := chromium(t)
-	banner, _ := startAPIOut(t, bootstrapDir(t))
+	banner, out := startAPIOut(t, bootstrapDir(t))
+	// The printed link carries the run's key; it sets the cookie that
+	// opens the other pages.
+	pageLink := regexp.MustCompile(`Requests, each with its steps and log lines: (\S+) `).FindStringSubmatch(out.WaitMatch(t, regexp.MustCompile(`Requests, each with its steps and log lines: \S+ `)))[1]
 	id := time.Now().UnixNano()
 	if status, _ := send(t, banner.URL, banner.Token, fmt.Sprintf(`{"id":%d,"name":"Monstera","tag":"indoor"}`, id)); status != 200 {
 		t.Fatalf("create: %d", status)
@@ -133,7 +136,7 @@ func TestThePageShowsEachRequest(t *testing.T) {
 	var shot []byte
 	if err := chromedp.Run(ctx,
 		network.Enable(),
-		chromedp.Navigate(banner.URL+"/_plantstore/requests"),
+		chromedp.Navigate(pageLink),
 		chromedp.WaitVisible(`#requests tr.trace`),
 		chromedp.Evaluate(`[...document.querySelectorAll("#requests tr.trace")].map(r => r.innerText.replace(/\s+/g, " ").trim())`, &rows),
 		chromedp.FullScreenshot(&shot, 100),
