@@ -158,6 +158,13 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 		Timeouts: timeouts,
 		Logger:   logger,
 	}
+	if cfg.Debug != "" {
+		// Before the banner says where Delve will listen: another
+		// process there would take a debugger's connection.
+		if err := (runtimeapi.Debug{Addr: cfg.DebugAddr}).CheckFree(); err != nil {
+			return err
+		}
+	}
 	return srv.Run(ctx, stdout, func(url string) error {
 		fmt.Fprintf(stdout, "%s listening on %s (%s)\n", tool.Name, url, tool.Describe(set))
 		cfg.DebugNote(stdout)

@@ -3,6 +3,7 @@ package runtimeapi_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,5 +76,46 @@ func TestABreakpointStopsTheHandler(t *testing.T) {
 	a := <-answered
 	if a.err != nil || a.failed || !strings.Contains(string(a.payload), `"Effect":"Allow"`) {
 		t.Fatalf("after continue: %s failed=%v err=%v, want an Allow policy\n%s", a.payload, a.failed, a.err, out.String())
+	}
+}
+
+// Delve on an address another process holds: RunDebug says so with dlv's
+// own line instead of a function that a debugger would never reach (dlv
+// connect would reach the other process), and a free address is
+// confirmed before RunDebug returns.
+func TestDelveOnATakenAddressFails(t *testing.T) {
+	t.Parallel()
+	bin := bootstraps.DebugBootstrap(t, "AuthorizerFunction")
+	dlv := delve.Dlv(t, filepath.Join("..", ".."))
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	d := runtimeapi.Debug{Dlv: dlv, Addr: taken.Addr().String()}
+	if err := d.CheckFree(); err == nil || !strings.Contains(err.Error(), "is taken") {
+		t.Errorf("CheckFree on a taken address: %v", err)
+	}
+	srv, err := runtimeapi.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var out bootstraps.Output
+	if f, err := srv.RunDebug(d, bin, nil, &out); err == nil || !strings.Contains(err.Error(), "Delve could not listen on "+d.Addr) || !strings.Contains(err.Error(), "address already in use") {
+		if f != nil {
+			f.Stop()
+		}
+		t.Errorf("RunDebug on a taken address: %v\n%s", err, out.String())
+	}
+
+	d.Addr = delve.FreeAddr(t)
+	f, err := srv.RunDebug(d, bin, nil, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Stop()
+	if !strings.Contains(out.String(), "API server listening at: "+d.Addr) {
+		t.Errorf("RunDebug returned before Delve listened:\n%s", out.String())
 	}
 }

@@ -14,6 +14,7 @@
 package runtimeapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -225,8 +226,68 @@ type Debug struct {
 // runs when a debugger connects and continues, so its init and its first
 // invocation wait for the breakpoints. Build path with -gcflags=all=-N -l
 // and without -s -w, or the debugger sees little.
+//
+// It returns once Delve says it listens ("API server listening at: ADDR",
+// dlv's service/rpccommon), so that nobody is told to connect to an address
+// that another process holds; if dlv ends first (the address is taken), it
+// returns dlv's own line as the error.
 func (s *Server) RunDebug(d Debug, path string, env []string, output io.Writer) (*Function, error) {
-	return s.start(exec.Command(d.Dlv, "exec", path, "--headless", "--listen="+d.Addr, "--api-version=2", "--accept-multiclient", "--only-same-user"), env, output)
+	w := &listenWatch{next: output, want: "API server listening at: " + d.Addr, ready: make(chan struct{})}
+	f, err := s.start(exec.Command(d.Dlv, "exec", path, "--headless", "--listen="+d.Addr, "--api-version=2", "--accept-multiclient", "--only-same-user"), env, w)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-w.ready:
+		return f, nil
+	case <-f.exited:
+		return nil, fmt.Errorf("Delve could not listen on %s: %s (DEBUG_PORT=... picks another port)", d.Addr, strings.TrimSpace(w.last()))
+	}
+}
+
+// CheckFree says whether d's address can be listened on now: a tool checks
+// it before it prints where Delve will listen.
+func (d Debug) CheckFree() error {
+	ln, err := net.Listen("tcp", d.Addr)
+	if err != nil {
+		return fmt.Errorf("the debug address %s is taken (%v); DEBUG_PORT=... picks another port", d.Addr, err)
+	}
+	return ln.Close()
+}
+
+// listenWatch passes dlv's output on and closes ready at the line that
+// says it listens.
+type listenWatch struct {
+	next  io.Writer
+	want  string
+	ready chan struct{}
+	mu    sync.Mutex
+	seen  []byte
+	done  bool
+}
+
+func (w *listenWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	if !w.done {
+		w.seen = append(w.seen, p...)
+		if bytes.Contains(w.seen, []byte(w.want)) {
+			w.done = true
+			close(w.ready)
+		}
+		if len(w.seen) > 4096 {
+			w.seen = w.seen[len(w.seen)-4096:]
+		}
+	}
+	w.mu.Unlock()
+	return w.next.Write(p)
+}
+
+// last is the last line dlv wrote.
+func (w *listenWatch) last() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(w.seen)), "\n")
+	return lines[len(lines)-1]
 }
 
 func (s *Server) start(cmd *exec.Cmd, env []string, output io.Writer) (*Function, error) {

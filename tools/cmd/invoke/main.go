@@ -79,8 +79,10 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if *debugAddr != "" {
 		// No timeout while debugging, as SAM CLI (runtimeapi.Spec).
 		*timeout = 24 * time.Hour
-		fmt.Fprintf(stderr, "Debugging %s: Delve listens on %s and holds the invocation until a debugger continues it (dlv connect %s)\n", *function, *debugAddr, *debugAddr)
 		fn, err = rt.RunDebug(runtimeapi.Debug{Dlv: *dlv, Addr: *debugAddr}, spec.Bootstrap, spec.Env, output)
+		if err == nil { // Delve has said it listens
+			fmt.Fprintf(stderr, "Debugging %s: Delve listens on %s and holds the invocation until a debugger continues it (dlv connect %s)\n", *function, *debugAddr, *debugAddr)
+		}
 	} else {
 		fn, err = rt.Run(spec.Bootstrap, spec.Env, output)
 	}

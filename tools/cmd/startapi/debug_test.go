@@ -249,3 +249,29 @@ func endDebugged(t *testing.T, addr string) {
 		t.Errorf("the debugged function at %s did not end within 30s", addr)
 	}
 }
+
+// make start-api DEBUG=... with the debug port held by another process
+// stops with one line before its banner says where Delve listens: a
+// debugger connecting there would reach the other process.
+func TestATakenDebugPortStopsStartAPI(t *testing.T) {
+	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	var stdout, stderr strings.Builder
+	args := []string{"startapi", "-bootstraps", t.TempDir(), "-template", filepath.Join(root, "template.yaml"),
+		"-env", filepath.Join(root, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite"),
+		"-debug", "CreatePlantFunction", "-debug-addr", taken.Addr().String()}
+	shell := map[string]string{"PORT": "0"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // ends a start-api that serves anyway
+	defer cancel()
+	err = command().Run(ctx, args, func(k string) (string, bool) { v, ok := shell[k]; return v, ok }, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "the debug address "+taken.Addr().String()+" is taken") {
+		t.Errorf("start-api on a taken debug port: %v", err)
+	}
+	if strings.Contains(stdout.String(), "Delve listens") {
+		t.Errorf("start-api said Delve listens on a taken port:\n%s", stdout.String())
+	}
+}
