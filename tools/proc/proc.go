@@ -18,6 +18,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 )
 
 var (
@@ -109,14 +110,37 @@ func forget(cmd *exec.Cmd) {
 	mu.Unlock()
 }
 
+// stopGrace is how long a stopping tool waits, after the first SIGINT or
+// SIGTERM, before it stops its children itself: a function held by a
+// debugger, or one that never answers, would hold the shutdown otherwise.
+const stopGrace = 3 * time.Second
+
 // Main runs a command of the tooling that serves until it is stopped (make
 // invoke, make start-api): run's context ends on the first SIGINT or
-// SIGTERM; an error is printed as "name: error" and the exit status is 1; the
-// children are stopped either way.
+// SIGTERM; if run has not returned stopGrace later, the children are
+// stopped, which ends the invocations they hold; a second signal stops the
+// children and exits at once (status 130). An error is printed as "name:
+// error" and the exit status is 1; the children are stopped either way.
 func Main(name string, run func(ctx context.Context) error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		cancel()
+		select {
+		case <-sigs:
+		case <-time.After(stopGrace):
+			StopAll()
+			<-sigs
+		}
+		StopAll()
+		fmt.Fprintf(os.Stderr, "%s: stopped at once by a second signal; its processes are gone\n", name)
+		os.Exit(130)
+	}()
 	err := run(ctx)
-	stop()
+	signal.Stop(sigs)
+	cancel()
 	StopAll()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
