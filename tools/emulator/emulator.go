@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
@@ -54,45 +53,56 @@ type Server struct {
 
 var motoSerial sync.Mutex
 
-// StartMoto starts moto_server on a free loopback port.
+// StartMoto starts moto_server (see start).
 func StartMoto() (*Server, error) {
 	bin, err := exec.LookPath("moto_server")
 	if err != nil {
 		return nil, fmt.Errorf("moto_server is not installed (pip install 'moto[server]'): %w", err)
 	}
-	s, err := start("moto", func(port string) *exec.Cmd { return exec.Command(bin, "-H", "127.0.0.1", "-p", port) })
+	// moto_server runs Werkzeug's run_simple, which takes unix://PATH for a
+	// host.
+	s, err := start("moto", func(sock string) *exec.Cmd { return exec.Command(bin, "-H", "unix://"+sock, "-p", "0") })
 	if s != nil {
 		s.serial = &motoSerial
 	}
 	return s, err
 }
 
-// StartDynalite starts dynalite, with a path keeping its data there across
-// runs, else in memory. dynalite listens on a Unix socket in a folder only
-// this user may enter, so neither another user nor a web page reaches it;
-// Server.URL is a loopback port that serves it behind Guard.
+// StartDynalite starts dynalite (see start), with a path keeping its data
+// there across runs, else in memory.
 func StartDynalite(path string) (*Server, error) {
 	bin, err := findDynalite()
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "dynalite-") // mode 0700
+	// dynalite's cli.js passes --port to node's server.listen, which takes a
+	// path for a Unix socket.
+	return start("dynalite", func(sock string) *exec.Cmd {
+		args := []string{"--port", sock, "--createTableMs", "0", "--deleteTableMs", "0"}
+		if path != "" {
+			args = append(args, "--path", path)
+		}
+		return exec.Command(bin, args...)
+	})
+}
+
+// start runs the server that command makes, listening on a Unix socket in a
+// folder only this user may enter, so that neither another user nor a web
+// page reaches it: both emulators answer every origin's page
+// (dynalite with Access-Control-Allow-Origin: *, moto by echoing the
+// Origin). Server.URL is a loopback port that serves it behind Guard.
+func start(name string, command func(sock string) *exec.Cmd) (*Server, error) {
+	dir, err := os.MkdirTemp("", name+"-") // mode 0700
 	if err != nil {
 		return nil, err
 	}
-	sock := filepath.Join(dir, "dynalite.sock")
-	// dynalite's cli.js passes --port to node's server.listen, which takes a
-	// path for a Unix socket.
-	args := []string{"--port", sock, "--createTableMs", "0", "--deleteTableMs", "0"}
-	if path != "" {
-		args = append(args, "--path", path)
-	}
-	cmd := exec.Command(bin, args...)
+	sock := filepath.Join(dir, name+".sock")
+	cmd := command(sock)
 	if err := proc.Start(cmd); err != nil { // its own process group, killed with its parent
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("start dynalite: %w", err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	s := &Server{Name: "dynalite", cmd: cmd, stop: func() { os.RemoveAll(dir) }}
+	s := &Server{Name: name, cmd: cmd, stop: func() { os.RemoveAll(dir) }}
 	if err := listening(s, "unix", sock); err != nil {
 		return nil, err
 	}
@@ -120,22 +130,6 @@ func listening(s *Server, network, addr string) error {
 	return fmt.Errorf("%s did not listen on %s within 30s", s.Name, addr)
 }
 
-func start(name string, command func(port string) *exec.Cmd) (*Server, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	cmd := command(port)
-	if err := proc.Start(cmd); err != nil { // its own process group, killed with its parent
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	s := &Server{Name: name, URL: "http://127.0.0.1:" + port, cmd: cmd}
-	if err := listening(s, "tcp", "127.0.0.1:"+port); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
 // Stop kills the server.
 func (s *Server) Stop() {
 	if s.cmd.Process != nil {
@@ -145,15 +139,6 @@ func (s *Server) Stop() {
 	if s.stop != nil {
 		s.stop()
 	}
-}
-
-func freePort() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port), nil
 }
 
 // findDynalite looks at $DYNALITE, then node_modules/.bin in the working

@@ -14,13 +14,18 @@ import (
 
 func TestMain(m *testing.M) { emulator.Main(m) }
 
-// No web page reaches the local table: dynalite (which answers every origin
-// with Access-Control-Allow-Origin: *) listens on a Unix socket, and its
-// loopback URL refuses a foreign Host, a foreign Origin and Sec-Fetch-Site
-// cross-site, and passes on no CORS header; the SDK still works.
-func TestDynaliteAnswersNoWebPage(t *testing.T) {
+// No web page reaches a local table: dynalite (which answers every origin
+// with Access-Control-Allow-Origin: *) and moto (which echoes the Origin)
+// listen on Unix sockets, and their loopback URLs refuse a foreign Host, a
+// foreign Origin and Sec-Fetch-Site cross-site, and pass on no CORS header;
+// the SDK still works.
+func TestEmulatorsAnswerNoWebPage(t *testing.T) {
 	t.Parallel()
-	s := emulator.Dynalite(t)
+	t.Run("dynalite", func(t *testing.T) { t.Parallel(); answersNoWebPage(t, emulator.Dynalite(t)) })
+	t.Run("moto", func(t *testing.T) { t.Parallel(); answersNoWebPage(t, emulator.Moto(t)) })
+}
+
+func answersNoWebPage(t *testing.T, s *emulator.Server) {
 	if _, err := s.Client().ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
 		t.Fatalf("the SDK through the guard: %v", err)
 	}
@@ -48,7 +53,7 @@ func TestDynaliteAnswersNoWebPage(t *testing.T) {
 	_, h, _ := blackbox.AsAPage(t, s.URL, "127.0.0.1:"+port, map[string]string{"Origin": "http://127.0.0.1:" + port}, scan)
 	for k := range h {
 		if strings.HasPrefix(k, "Access-Control-") {
-			t.Errorf("dynalite's %s reaches the client: %q", k, h.Get(k))
+			t.Errorf("%s's %s reaches the client: %q", s.Name, k, h.Get(k))
 		}
 	}
 }
