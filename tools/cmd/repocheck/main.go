@@ -1,7 +1,10 @@
-// Command repocheck is part of `make lint`: it refuses build outputs in git.
-// Every file git tracks is read; an executable (ELF, Mach-O or PE, by its
-// first bytes) or a file over 1 MiB outside a testdata/ folder is named, and
-// the command exits 1.
+// Command repocheck is part of `make lint`: it refuses build outputs in git,
+// and commit subjects not in Go's style. Every file git tracks is read; an
+// executable (ELF, Mach-O or PE, by its first bytes) or a file over 1 MiB
+// outside a testdata/ folder is named, and the command exits 1. Every commit
+// after subjectsSince has a subject "pkg: what changed" of at most 72
+// characters (Go's contribution guide, "Commit messages"), the why in the
+// body.
 package main
 
 import (
@@ -10,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 )
 
@@ -36,6 +40,46 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("repocheck: %d tracked files: no executable, none over 1 MiB outside testdata/\n", len(paths))
+
+	log, err := exec.Command("git", "log", "--format=%h %s", subjectsSince+"..HEAD").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "repocheck: git log (a shallow clone lacks the history; fetch it):", err)
+		os.Exit(2)
+	}
+	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	bad := badSubjects(lines)
+	for _, b := range bad {
+		fmt.Fprintln(os.Stderr, "repocheck:", b)
+	}
+	if len(bad) > 0 {
+		fmt.Fprintln(os.Stderr, "repocheck: write subjects as `pkg: what changed`, at most 72 characters, the why in the body (git commit --amend, or git rebase -i before you push)")
+		os.Exit(1)
+	}
+	fmt.Printf("repocheck: %d commit subjects since %s in Go's style\n", len(lines), subjectsSince)
+}
+
+// subjectsSince is the last commit before the subject rule: the history
+// before it stays as it was written.
+const subjectsSince = "9a8f98d"
+
+// subject is Go's form: the package or folder (or several, comma-separated),
+// a colon, what changed.
+var subject = regexp.MustCompile(`^[A-Za-z0-9./_-]+(, [A-Za-z0-9./_-]+)*: \S`)
+
+// badSubjects names each "<hash> <subject>" line out of Go's style.
+func badSubjects(lines []string) []string {
+	var bad []string
+	for _, l := range lines {
+		hash, s, _ := strings.Cut(l, " ")
+		switch {
+		case l == "":
+		case len(s) > 72:
+			bad = append(bad, fmt.Sprintf("commit %s: its subject has %d characters, over 72: %q", hash, len(s), s))
+		case !subject.MatchString(s):
+			bad = append(bad, fmt.Sprintf("commit %s: its subject does not start with `pkg: `: %q", hash, s))
+		}
+	}
+	return bad
 }
 
 // check returns one line per refused file among paths.

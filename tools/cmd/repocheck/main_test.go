@@ -52,3 +52,20 @@ func TestCheck(t *testing.T) {
 		t.Errorf("refused %v, want %v\n%s", refused, want, strings.Join(problems, "\n"))
 	}
 }
+
+// Subjects in Go's style pass; a long one, or one without `pkg: `, is named.
+func TestBadSubjects(t *testing.T) {
+	t.Parallel()
+	bad := badSubjects([]string{
+		"a1 preflight: trust admits only each role's own principal, asked of all",
+		"a2 tests: one hostile path and one obeyed-control check (blackbox)",
+		"a3 README: make test uses Delve, and Chromium where one is found",
+		"a4 trace, startapi: one key",
+		"b1 " + strings.Repeat("x", 60) + ": " + strings.Repeat("y", 20),
+		"b2 fix the thing",
+		"b3 preflight:no space",
+	})
+	if len(bad) != 3 || !strings.Contains(bad[0], "b1") || !strings.Contains(bad[1], "b2") || !strings.Contains(bad[2], "b3") {
+		t.Errorf("bad subjects: %q", bad)
+	}
+}
