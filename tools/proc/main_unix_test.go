@@ -1,9 +1,8 @@
 //go:build unix
 
-package proc
+package proc_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
@@ -13,15 +12,21 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plantstore/plantstore/tools/proc"
 )
 
-// helperMain is the tool a test stops: Main running a function whose
+// The helper process of the Main tests: Main running a function whose
 // invocation is held (it waits for a child, as a function under a debugger
 // waits for Delve) or that never returns at all.
-func helperMain(mode string) {
-	Main("helper", func(ctx context.Context) error {
+func TestHelperMain(t *testing.T) {
+	mode := os.Getenv("PROC_HELPER_MAIN")
+	if mode == "" {
+		t.Skip("run by TestOneSignalEndsAHeldTool and TestASecondSignalEndsAToolAtOnce")
+	}
+	proc.Main("helper", func(ctx context.Context) error {
 		child := exec.Command("sleep", "600")
-		if err := Start(child); err != nil {
+		if err := proc.Start(child); err != nil {
 			return err
 		}
 		os.Stdout.WriteString(strconv.Itoa(child.Process.Pid) + "\n")
@@ -33,38 +38,16 @@ func helperMain(mode string) {
 	})
 }
 
-func TestMain(m *testing.M) {
-	if mode := os.Getenv("PROC_HELPER_MAIN"); mode != "" {
-		helperMain(mode)
-		return
-	}
-	os.Exit(m.Run())
-}
-
-// startHelper runs this test binary as a tool in the mode and returns it
-// with its child's pid, once it runs.
-func startHelper(t *testing.T, mode string) (*exec.Cmd, int, *strings.Builder) {
+// startTool starts TestHelperMain in the mode and returns it with its
+// child's pid.
+func startTool(t *testing.T, mode string) (*exec.Cmd, int, *strings.Builder) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PROC_HELPER_MAIN="+mode)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmd, line, stderr := startHelper(t, "TestHelperMain", "PROC_HELPER_MAIN="+mode)
 	pid, err := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cmd, pid, &stderr
+	return cmd, pid, stderr
 }
 
 // exited waits for the tool to end (a minute only catches a hang) and
@@ -109,7 +92,7 @@ func gone(pid int) bool {
 // stopped after stopGrace, which ends the invocation, and it exits cleanly.
 func TestOneSignalEndsAHeldTool(t *testing.T) {
 	t.Parallel()
-	cmd, child, stderr := startHelper(t, "held")
+	cmd, child, stderr := startTool(t, "held")
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +108,7 @@ func TestOneSignalEndsAHeldTool(t *testing.T) {
 // and leaves no child behind.
 func TestASecondSignalEndsAToolAtOnce(t *testing.T) {
 	t.Parallel()
-	cmd, child, stderr := startHelper(t, "stuck")
+	cmd, child, stderr := startTool(t, "stuck")
 	// Ctrl-C pressed again and again, as a person does: two signals sent
 	// back to back can arrive as one.
 	ctx, cancel := context.WithCancel(context.Background())

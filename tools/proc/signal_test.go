@@ -38,8 +38,32 @@ func TestExitOnSignalCleansUp(t *testing.T) {
 		t.Skip("no SIGINT to send on Windows")
 	}
 	t.Parallel()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperBatchTool$")
-	cmd.Env = append(os.Environ(), "PROC_HELPER=1")
+	cmd, dir, stderr := startHelper(t, "TestHelperBatchTool", "PROC_HELPER=1")
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the helper's folder: %v", err)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Errorf("after SIGINT: %v, want exit status 130\n%s", err, stderr.String())
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the temporary folder %s is still there (%v)", dir, err)
+	}
+	if !strings.Contains(stderr.String(), "helper: stopped by interrupt") {
+		t.Errorf("stderr %q does not say why it stopped", stderr.String())
+	}
+}
+
+// startHelper runs this test binary's helper test as a tool, with env set,
+// and returns it with the first line it printed, once it printed it.
+func startHelper(t *testing.T, test, env string) (*exec.Cmd, string, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -53,22 +77,5 @@ func TestExitOnSignalCleansUp(t *testing.T) {
 	if !sc.Scan() {
 		t.Fatalf("the helper printed nothing: %s", stderr.String())
 	}
-	dir := sc.Text()
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("the helper's folder: %v", err)
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	err = cmd.Wait()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
-		t.Errorf("after SIGINT: %v, want exit status 130\n%s", err, stderr.String())
-	}
-	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the temporary folder %s is still there (%v)", dir, err)
-	}
-	if !strings.Contains(stderr.String(), "helper: stopped by interrupt") {
-		t.Errorf("stderr %q does not say why it stopped", stderr.String())
-	}
+	return cmd, sc.Text(), &stderr
 }
