@@ -102,7 +102,7 @@ func TestDelveOnATakenAddressFails(t *testing.T) {
 	}
 	defer srv.Close()
 	var out bootstraps.Output
-	if f, err := srv.RunDebug(d, bin, nil, &out); err == nil || !strings.Contains(err.Error(), "Delve could not listen on "+d.Addr) || !strings.Contains(err.Error(), "address already in use") {
+	if f, err := srv.RunDebug(d, bin, nil, &out); err == nil || !strings.Contains(err.Error(), "dlv could not listen on "+d.Addr) || !strings.Contains(err.Error(), "address already in use") {
 		if f != nil {
 			f.Stop()
 		}

@@ -241,7 +241,7 @@ func (s *Server) RunDebug(d Debug, path string, env []string, output io.Writer) 
 	case <-w.ready:
 		return f, nil
 	case <-f.exited:
-		return nil, fmt.Errorf("Delve could not listen on %s: %s (DEBUG_PORT=... picks another port)", d.Addr, strings.TrimSpace(w.last()))
+		return nil, fmt.Errorf("dlv could not listen on %s: %s (DEBUG_PORT=... picks another port)", d.Addr, strings.TrimSpace(w.last()))
 	}
 }
 
