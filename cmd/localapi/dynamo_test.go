@@ -7,17 +7,17 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/internal/dynamotest"
 )
 
-func TestMain(m *testing.M) { emulator.Main(m) }
+func TestMain(m *testing.M) { dynamotest.Main(m) }
 
 // DynamoDB mode: with TABLE_NAME, the local API writes through the SDK to the
 // endpoint in AWS_ENDPOINT_URL_DYNAMODB. (t.Setenv: the SDK reads the process
 // environment, so this test does not run in parallel.)
 func TestRunInDynamoDBMode(t *testing.T) {
-	srv := emulator.Dynalite(t)
-	table := emulator.NewTable(t, srv)
+	srv := dynamotest.Dynalite(t)
+	table := dynamotest.NewTable(t, srv)
 	for _, kv := range srv.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)

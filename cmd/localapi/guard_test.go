@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/tools/blackbox"
-	"github.com/plantstore/plantstore/tools/contract"
+	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/internal/devserver/devservertest"
 )
 
 // A web page cannot use the local API: not by DNS rebinding (its own name
@@ -33,10 +33,10 @@ func TestWebPagesAreRefused(t *testing.T) {
 		{"an allowed Host", "devbox.test:" + port, "", "", 200, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, header, body := blackbox.AsAPage(t, s.url+"/plants", tc.host, map[string]string{
+			status, header, body := devservertest.AsAPage(t, s.url+"/plants", tc.host, map[string]string{
 				"Content-Type": "application/json", "Authorization": "Bearer " + s.token, "Origin": tc.origin, "Sec-Fetch-Site": tc.fetchSite,
 			}, fmt.Sprintf(`{"id":%d,"name":"x"}`, i+1))
-			e := contract.Check(t, "POST", "/plants", status, header, body)
+			e := apitest.Check(t, "POST", "/plants", status, header, body)
 			if status != tc.status || e.Error != tc.code {
 				t.Errorf("Host %s, Origin %q: %d %s, want %d %d", tc.host, tc.origin, status, body, tc.status, tc.code)
 			}

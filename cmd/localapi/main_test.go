@@ -19,11 +19,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/proctest"
+
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/boltstore"
-	"github.com/plantstore/plantstore/tools/blackbox"
-	"github.com/plantstore/plantstore/tools/contract"
-	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/internal/devserver/devservertest"
 )
 
 // syncBuffer is an io.Writer that the server writes and the test reads.
@@ -92,7 +93,7 @@ func start(t *testing.T, vars map[string]string, adjust ...func(*config)) *serve
 			t.Fatalf("run returned early: %v\nstderr: %s", err, s.stderr)
 		default:
 		}
-		var banner proc.Banner
+		var banner proctest.Banner
 		for _, line := range strings.Split(s.stdout.String(), "\n") {
 			banner.Line(line)
 		}
@@ -106,7 +107,7 @@ func start(t *testing.T, vars map[string]string, adjust ...func(*config)) *serve
 	return nil
 }
 
-func (s *server) post(t *testing.T, method, path, authorization, body string) (int, contract.Error, string) {
+func (s *server) post(t *testing.T, method, path, authorization, body string) (int, apitest.Error, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
 	if err != nil {
@@ -122,7 +123,7 @@ func (s *server) post(t *testing.T, method, path, authorization, body string) (i
 	}
 	defer resp.Body.Close()
 	got, _ := io.ReadAll(resp.Body)
-	e := contract.Check(t, method, path, resp.StatusCode, resp.Header, got)
+	e := apitest.Check(t, method, path, resp.StatusCode, resp.Header, got)
 	return resp.StatusCode, e, string(got)
 }
 
@@ -292,7 +293,7 @@ func TestBlackBox(t *testing.T) {
 		"AUTH_ISSUER": "https://issuer.test", "AUTH_AUDIENCE": "aud-test", "AUTH_REQUIRED_SCOPE": "plants/write",
 	})
 	defer s.stop()
-	blackbox.Run(t, blackbox.Target{URL: s.url, Secret: []byte(secret), Issuer: "https://issuer.test", Audience: "aud-test", Scope: "plants/write"})
+	devservertest.Run(t, devservertest.Target{URL: s.url, Secret: []byte(secret), Issuer: "https://issuer.test", Audience: "aud-test", Scope: "plants/write"})
 }
 
 // A client that half-closes its connection after a valid POST (shutdown of
@@ -347,7 +348,7 @@ func TestTheBinaryStopsCleanly(t *testing.T) {
 		t.Skip("no SIGINT to send on Windows")
 	}
 	t.Parallel()
-	bin, err := proc.Build(t.TempDir(), "./cmd/localapi")
+	bin, err := proctest.Build(t.TempDir(), "./cmd/localapi")
 	if err != nil {
 		t.Fatal(err)
 	}

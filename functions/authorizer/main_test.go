@@ -20,24 +20,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/proctest"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/plantstore/plantstore/functions/internal/emf/emftest"
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/auth"
-	"github.com/plantstore/plantstore/tools/bootstraps"
-	"github.com/plantstore/plantstore/tools/emfcheck"
-	"github.com/plantstore/plantstore/tools/fixtures"
-	"github.com/plantstore/plantstore/tools/proc"
-	"github.com/plantstore/plantstore/tools/runtimeapi"
-	"github.com/plantstore/plantstore/tools/samtemplate"
+	"github.com/plantstore/plantstore/internal/lambdatest"
+	"gopkg.in/yaml.v3"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden responses")
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	bootstraps.Cleanup()
-	proc.StopAll()
+	lambdatest.Cleanup()
+	proctest.StopAll()
 	os.Exit(code)
 }
 
@@ -57,14 +57,14 @@ func fixtureEnv(t *testing.T) map[string]string {
 
 func readEvent(t *testing.T, name string) (events.APIGatewayCustomAuthorizerRequest, []byte) {
 	t.Helper()
-	return bootstraps.Event[events.APIGatewayCustomAuthorizerRequest](t, name)
+	return lambdatest.Event[events.APIGatewayCustomAuthorizerRequest](t, name)
 }
 
 // checkGolden compares what the authorizer answered (its policy, or its
 // error message) with testdata/<name>.golden.json.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	bootstraps.Golden(t, name, got, *update)
+	lambdatest.Golden(t, name, got, *update)
 }
 
 // TestFixtures feeds every authorizer event through the handler.
@@ -75,7 +75,7 @@ func TestFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range fixtures.Authorizer() {
+	for _, f := range apitest.Authorizer() {
 		ev, _ := readEvent(t, f.Name)
 		resp, err := a.handle(context.Background(), ev)
 		var got []byte
@@ -105,14 +105,10 @@ func TestPolicy(t *testing.T) {
 		st[0].Resource[0] != "arn:aws:execute-api:us-east-1:123456789012:a1b2c3d4e5/v1/*/*" {
 		t.Errorf("policy = %+v, want Allow on the calling API and stage only", resp.PolicyDocument)
 	}
-	if resp.PrincipalID != fixtures.Subject || resp.Context["sub"] != fixtures.Subject || len(resp.Context) != 1 {
+	if resp.PrincipalID != apitest.Subject || resp.Context["sub"] != apitest.Subject || len(resp.Context) != 1 {
 		t.Errorf("principal %q, context %v", resp.PrincipalID, resp.Context)
 	}
 }
-
-// hangTimeout bounds a wait on the bootstrap that only a hang reaches; the
-// invocation itself has Lambda's 5 s (the template's Timeout).
-const hangTimeout = 60 * time.Second
 
 // A direct invoker that asks about a wildcard ARN gets no policy at all, and
 // a token whose claims hold SUB beside sub, or a subject that is not one
@@ -181,7 +177,7 @@ func TestKeyLookupEndsBeforeTheInvocation(t *testing.T) {
 	var logs strings.Builder
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
 	v, err := auth.NewVerifier(t.Context(), auth.Config{
-		Issuer: fixtures.Issuer, Audience: fixtures.Audience, JWKSURL: "http://127.0.0.1:9/jwks.json",
+		Issuer: apitest.Issuer, Audience: apitest.Audience, JWKSURL: "http://127.0.0.1:9/jwks.json",
 		HTTPClient: &http.Client{Transport: rec}, Logger: logger,
 	})
 	if err != nil {
@@ -192,7 +188,7 @@ func TestKeyLookupEndsBeforeTheInvocation(t *testing.T) {
 	invocation := time.Now().Add(time.Hour) // far: only the deadline's arithmetic is under test
 	ctx, cancel := context.WithDeadline(context.Background(), invocation)
 	defer cancel()
-	_, err = a.handle(ctx, events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + token, MethodArn: fixtures.LocalMethodARN})
+	_, err = a.handle(ctx, events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + token, MethodArn: apitest.LocalMethodARN})
 	if err == nil || err.Error() != "Unauthorized" {
 		t.Fatalf("error %v, want Unauthorized", err)
 	}
@@ -257,11 +253,11 @@ func TestNewAuthorizerRefusesToAllowEverything(t *testing.T) {
 	t.Parallel()
 	for name, env := range map[string]map[string]string{
 		"nothing":      {},
-		"no issuer":    {"AUTH_AUDIENCE": "a", "AUTH_HS256_SECRET": fixtures.Secret},
-		"no audience":  {"AUTH_ISSUER": "i", "AUTH_HS256_SECRET": fixtures.Secret},
+		"no issuer":    {"AUTH_AUDIENCE": "a", "AUTH_HS256_SECRET": apitest.Secret},
+		"no audience":  {"AUTH_ISSUER": "i", "AUTH_HS256_SECRET": apitest.Secret},
 		"no key":       {"AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a"},
 		"short secret": {"AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a", "AUTH_HS256_SECRET": "short"},
-		"two key sources": {"AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a", "AUTH_HS256_SECRET": fixtures.Secret,
+		"two key sources": {"AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a", "AUTH_HS256_SECRET": apitest.Secret,
 			"AUTH_JWKS_URL": "https://issuer.example/.well-known/jwks.json"},
 	} {
 		if _, err := newAuthorizer(context.Background(), func(k string) string { return env[k] }, slog.New(slog.DiscardHandler)); err == nil {
@@ -274,30 +270,15 @@ func TestNewAuthorizerRefusesToAllowEverything(t *testing.T) {
 // on the test Runtime API with every fixture, and checks a failed init.
 func TestBootstrap(t *testing.T) {
 	t.Parallel()
-	bin := bootstraps.Bootstrap(t, "AuthorizerFunction")
+	bin := lambdatest.Bootstrap(t, "AuthorizerFunction")
 	var env []string
 	for k, v := range fixtureEnv(t) {
 		env = append(env, k+"="+v)
 	}
-	rt, err := runtimeapi.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	var out bootstraps.Output
-	fn, err := rt.Run(bin, env, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fn.Stop()
-	for _, f := range fixtures.Authorizer() {
+	fn := lambdatest.Launch(t, bin, env)
+	for _, f := range apitest.Authorizer() {
 		_, raw := readEvent(t, f.Name)
-		ctx, cancel := context.WithTimeout(context.Background(), hangTimeout)
-		res, err := rt.Invoke(ctx, raw, 5*time.Second)
-		cancel()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", f.Name, err, out.String())
-		}
+		res := fn.Invoke(t, raw, 5*time.Second)
 		got := res.Payload
 		if res.Error != nil {
 			var doc struct {
@@ -308,15 +289,15 @@ func TestBootstrap(t *testing.T) {
 		}
 		checkGolden(t, f.Name, got)
 	}
-	if strings.Contains(out.String(), fixtures.ValidToken()[40:]) {
-		t.Errorf("the authorizer logged a token:\n%s", out.String())
+	if strings.Contains(fn.Output.String(), apitest.ValidToken()[40:]) {
+		t.Errorf("the authorizer logged a token:\n%s", fn.Output.String())
 	}
 
 	t.Run("init error", func(t *testing.T) {
-		bootstraps.InitFails(t, bin, []string{"AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + fixtures.Secret}, "issuer")
+		lambdatest.InitFails(t, bin, []string{"AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + apitest.Secret}, "issuer")
 	})
 	t.Run("init error: two key sources", func(t *testing.T) {
-		bootstraps.InitFails(t, bin, []string{"AUTH_ISSUER=i", "AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + fixtures.Secret,
+		lambdatest.InitFails(t, bin, []string{"AUTH_ISSUER=i", "AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + apitest.Secret,
 			"AUTH_JWKS_URL=https://issuer.example/.well-known/jwks.json"}, "AUTH_HS256_SECRET and AUTH_JWKS_URL are both set")
 	})
 }
@@ -325,28 +306,12 @@ func TestBootstrap(t *testing.T) {
 // output lines.
 func authorizeLines(t *testing.T, env []string, events ...[]byte) []string {
 	t.Helper()
-	bin := bootstraps.Bootstrap(t, "AuthorizerFunction")
-	rt, err := runtimeapi.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	var out bootstraps.Output
-	fn, err := rt.Run(bin, env, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fn.Stop()
+	fn := lambdatest.Launch(t, lambdatest.Bootstrap(t, "AuthorizerFunction"), env)
 	for _, raw := range events {
-		ctx, cancel := context.WithTimeout(context.Background(), hangTimeout)
-		_, err := rt.Invoke(ctx, raw, 5*time.Second)
-		cancel()
-		if err != nil {
-			t.Fatalf("%v\n%s", err, out.String())
-		}
+		fn.Invoke(t, raw, 5*time.Second)
 	}
 	fn.Stop()
-	return strings.Split(strings.TrimSpace(out.String()), "\n")
+	return strings.Split(strings.TrimSpace(fn.Output.String()), "\n")
 }
 
 // decisions reads each authorize line as EMF and returns Decision/Reason,
@@ -359,7 +324,7 @@ func decisions(t *testing.T, lines []string) []string {
 		if json.Unmarshal([]byte(line), &rec) != nil || rec.Msg != "authorize" {
 			continue
 		}
-		metrics, err := emfcheck.Check([]byte(line))
+		metrics, err := emftest.Check([]byte(line))
 		if err != nil {
 			t.Errorf("not EMF: %v\n%s", err, line)
 			continue
@@ -412,7 +377,7 @@ func TestMetricsThroughTheBootstrap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + tok, MethodArn: fixtures.LocalMethodARN})
+		ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + tok, MethodArn: apitest.LocalMethodARN})
 		evs = append(evs, ev)
 	}
 	lines := authorizeLines(t, env, evs...)
@@ -439,9 +404,9 @@ func TestMetricsThroughTheBootstrap(t *testing.T) {
 	}
 	jwks := "http://" + ln.Addr().String() + "/jwks.json"
 	ln.Close() // nothing listens: the keys cannot be fetched
-	down := []string{"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AUTH_JWKS_URL=" + jwks, "METRICS_NAMESPACE=PlantStore/test"}
+	down := []string{"AUTH_ISSUER=" + apitest.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "AUTH_JWKS_URL=" + jwks, "METRICS_NAMESPACE=PlantStore/test"}
 	rs256 := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"RS256","kid":"k1","typ":"JWT"}`)) + ".e30.c2ln"
-	ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + rs256, MethodArn: fixtures.LocalMethodARN})
+	ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + rs256, MethodArn: apitest.LocalMethodARN})
 	lines = authorizeLines(t, down, ev)
 	if got := decisions(t, lines); len(got) != 1 || got[0] != "refused/keys_unavailable refused=1 keys=1 signed=0/0 ERROR" {
 		t.Errorf("with the JWKS down: %v\n%s", got, strings.Join(lines, "\n"))
@@ -458,25 +423,25 @@ func TestMetricsThroughTheBootstrap(t *testing.T) {
 // clients whose tokens name another issuer (AuthIssuer changed) breach it.
 func TestStrangersCannotPageTokensRefused(t *testing.T) {
 	t.Parallel()
-	tpl, err := samtemplate.Load(filepath.Join("..", "..", "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	alarm := tokensRefusedAlarm(t)
+	threshold := alarm.Threshold
+	var expr string
+	var names []string
+	for _, m := range alarm.Metrics {
+		if m.ID == "share" {
+			expr = m.Expression
+		}
+		names = append(names, m.MetricStat.Metric.MetricName)
 	}
-	p := tpl.Map("Resources", "TokensRefusedAlarm", "Properties")
-	threshold, err := tpl.Number(p["Threshold"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	expr := fmt.Sprint(tpl.Get("Resources", "TokensRefusedAlarm", "Properties", "Metrics"))
-	m := regexp.MustCompile(`IF\(signed >= ([0-9]+), refused / signed, 0\)`).FindStringSubmatch(expr)
-	if m == nil || !strings.Contains(expr, "SignedRefusals") || !strings.Contains(expr, "SignedTokens") || p["ComparisonOperator"] != "GreaterThanThreshold" {
-		t.Fatalf("TokensRefusedAlarm is no longer SignedRefusals / SignedTokens over a minimum: %s", expr)
+	m := regexp.MustCompile(`^IF\(signed >= ([0-9]+), refused / signed, 0\)$`).FindStringSubmatch(expr)
+	if m == nil || !slices.Contains(names, "SignedRefusals") || !slices.Contains(names, "SignedTokens") || alarm.ComparisonOperator != "GreaterThanThreshold" {
+		t.Fatalf("TokensRefusedAlarm is no longer SignedRefusals / SignedTokens over a minimum: %s of %v, %s", expr, names, alarm.ComparisonOperator)
 	}
 	minimum, _ := strconv.Atoi(m[1])
 	share := func(lines []string) float64 {
 		var signed, refused float64
 		for _, line := range lines {
-			metrics, err := emfcheck.Check([]byte(line))
+			metrics, err := emftest.Check([]byte(line))
 			if err != nil {
 				continue
 			}
@@ -501,7 +466,7 @@ func TestStrangersCannotPageTokensRefused(t *testing.T) {
 	}
 	env = append(env, "METRICS_NAMESPACE=PlantStore/test")
 	event := func(token string) []byte {
-		ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + token, MethodArn: fixtures.LocalMethodARN})
+		ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + token, MethodArn: apitest.LocalMethodARN})
 		return ev
 	}
 	sign := func(secret, issuer string) string {
@@ -534,4 +499,42 @@ func TestStrangersCannotPageTokensRefused(t *testing.T) {
 	if s := share(authorizeLines(t, env, outage...)); s <= threshold {
 		t.Errorf("%d clients refused for their issuer: share %v, not over %v: the outage would not page", minimum, s, threshold)
 	}
+}
+
+// alarm is what TestStrangersCannotPageTokensRefused reads of an alarm of
+// template.yaml.
+type alarm struct {
+	Threshold          float64 `yaml:"Threshold"`
+	ComparisonOperator string  `yaml:"ComparisonOperator"`
+	Metrics            []struct {
+		ID         string `yaml:"Id"`
+		Expression string `yaml:"Expression"`
+		MetricStat struct {
+			Metric struct {
+				MetricName string `yaml:"MetricName"`
+			} `yaml:"Metric"`
+		} `yaml:"MetricStat"`
+	} `yaml:"Metrics"`
+}
+
+// tokensRefusedAlarm reads TokensRefusedAlarm's properties from
+// template.yaml; the fields read are literals there (a !Ref or !Sub in one
+// of them fails the decode).
+func tokensRefusedAlarm(t *testing.T) alarm {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Resources struct {
+			TokensRefusedAlarm struct {
+				Properties alarm `yaml:"Properties"`
+			} `yaml:"TokensRefusedAlarm"`
+		} `yaml:"Resources"`
+	}
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("template.yaml: %v", err)
+	}
+	return doc.Resources.TokensRefusedAlarm.Properties
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/plant"
-	"github.com/plantstore/plantstore/tools/bootstraps"
 )
 
 // nopStore accepts every plant without I/O.
@@ -21,7 +21,7 @@ func (nopStore) Create(context.Context, plant.NewPlant) (bool, error) { return t
 // the adapter, the handler and the log line, with a store that does no I/O.
 func BenchmarkLambdaPath(b *testing.B) {
 	fn := newFunctionWithStore(nopStore{}, slog.New(slog.DiscardHandler))
-	ev, _ := bootstraps.Event[events.APIGatewayProxyRequest](b, "createplant-with-tag")
+	ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](b, "createplant-with-tag")
 	ctx := context.Background()
 	b.ReportAllocs()
 	i := 0

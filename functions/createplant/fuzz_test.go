@@ -9,15 +9,14 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/plantstore/plantstore/tools/contract"
-	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/internal/apitest"
 )
 
 // FuzzProxyEvent feeds arbitrary REST proxy events (as the runtime would
 // decode them) through the function: never a panic, never a function error,
 // never a 5xx, and always an answer in the contract's shapes.
 func FuzzProxyEvent(f *testing.F) {
-	for _, fx := range fixtures.CreatePlant() {
+	for _, fx := range apitest.CreatePlant() {
 		raw, _ := json.Marshal(fx.Event)
 		f.Add(raw)
 	}
@@ -41,6 +40,6 @@ func FuzzProxyEvent(f *testing.F) {
 		if resp.StatusCode != http.StatusOK {
 			method, path = http.MethodGet, "/elsewhere" // any failure is checked as an Error
 		}
-		contract.Check(t, method, path, resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+		apitest.Check(t, method, path, resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
 	})
 }

@@ -15,29 +15,27 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
+	"github.com/plantstore/plantstore/functions/internal/emf/emftest"
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/boltstore"
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/plant"
-	"github.com/plantstore/plantstore/tools/bootstraps"
-	"github.com/plantstore/plantstore/tools/contract"
-	"github.com/plantstore/plantstore/tools/emfcheck"
-	"github.com/plantstore/plantstore/tools/emulator"
-	"github.com/plantstore/plantstore/tools/fixtures"
-	"github.com/plantstore/plantstore/tools/runtimeapi"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden responses")
 
 func TestMain(m *testing.M) {
-	emulator.Main(m, bootstraps.Cleanup)
+	dynamotest.Main(m, lambdatest.Cleanup)
 }
 
 // seededTable is a fresh table on srv holding the fixtures' seed plant.
-func seededTable(t *testing.T, srv *emulator.Server) (*dynamo.Store, string) {
+func seededTable(t *testing.T, srv *dynamotest.Server) (*dynamo.Store, string) {
 	t.Helper()
-	table := emulator.NewTable(t, srv)
+	table := dynamotest.NewTable(t, srv)
 	store := dynamo.New(srv.Client(), table, time.Now)
-	if err := fixtures.Seed(context.Background(), store); err != nil {
+	if err := apitest.Seed(context.Background(), store); err != nil {
 		t.Fatal(err)
 	}
 	return store, table
@@ -51,22 +49,22 @@ func checkGolden(t *testing.T, name string, payload []byte) {
 	if err := json.Unmarshal(payload, &resp); err != nil {
 		t.Fatalf("%s: response %s: %v", name, payload, err)
 	}
-	contract.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
-	bootstraps.Golden(t, name, payload, *update)
+	apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+	lambdatest.Golden(t, name, payload, *update)
 }
 
 // TestFixtures feeds every createplant event through the handler on each
 // DynamoDB-compatible server and compares the answers with the goldens.
 func TestFixtures(t *testing.T) {
 	t.Parallel()
-	for _, srv := range []func(testing.TB) *emulator.Server{emulator.Moto, emulator.Dynalite} {
+	for _, srv := range []func(testing.TB) *dynamotest.Server{dynamotest.Moto, dynamotest.Dynalite} {
 		s := srv(t)
 		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()
 			store, _ := seededTable(t, s)
 			fn := newFunctionWithStore(store, slog.New(slog.DiscardHandler))
-			for _, f := range fixtures.CreatePlant() {
-				ev, _ := bootstraps.Event[events.APIGatewayProxyRequest](t, f.Name)
+			for _, f := range apitest.CreatePlant() {
+				ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, f.Name)
 				resp, err := fn.handle(context.Background(), ev)
 				if err != nil {
 					t.Fatalf("%s: %v", f.Name, err)
@@ -74,7 +72,7 @@ func TestFixtures(t *testing.T) {
 				b, _ := json.Marshal(resp)
 				checkGolden(t, f.Name, b)
 			}
-			for id, want := range map[int64]string{1: "Fern", 2: "Ficus lyrata", 3: "Aloe", fixtures.SeedID: fixtures.SeedName} {
+			for id, want := range map[int64]string{1: "Fern", 2: "Ficus lyrata", 3: "Aloe", apitest.SeedID: apitest.SeedName} {
 				if p, err := store.Get(context.Background(), id); err != nil || p.Name != want {
 					t.Errorf("stored plant %d = %+v, %v; want %s", id, p, err, want)
 				}
@@ -91,10 +89,10 @@ func TestFixtures(t *testing.T) {
 func TestWithoutAuthorizerPrincipalIs401(t *testing.T) {
 	t.Parallel()
 	fn := newFunctionWithStore(failStore{}, slog.New(slog.DiscardHandler))
-	ev, _ := bootstraps.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
+	ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
 	ev.RequestContext.Authorizer = nil
 	resp, _ := fn.handle(context.Background(), ev)
-	e := contract.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+	e := apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
 	if resp.StatusCode != 401 || e.Error != 40100 {
 		t.Errorf("got %d %s, want 401 40100", resp.StatusCode, resp.Body)
 	}
@@ -103,13 +101,13 @@ func TestWithoutAuthorizerPrincipalIs401(t *testing.T) {
 func TestUnreadableEventIs400(t *testing.T) {
 	t.Parallel()
 	fn := newFunctionWithStore(failStore{}, slog.New(slog.DiscardHandler))
-	ev, _ := bootstraps.Event[events.APIGatewayProxyRequest](t, "createplant-base64-body")
+	ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, "createplant-base64-body")
 	ev.Body = "%%% not base64 %%%"
 	resp, err := fn.handle(context.Background(), ev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := contract.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+	e := apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
 	if resp.StatusCode != 400 || e.Error != 40001 {
 		t.Errorf("got %d %s, want 400 40001", resp.StatusCode, resp.Body)
 	}
@@ -130,7 +128,7 @@ func TestSlowStoreAnswers503BeforeTheDeadline(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
 	fn := newFunctionWithStore(failStore{}, slog.New(slog.NewJSONHandler(&logs, nil)))
-	ev, _ := bootstraps.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
+	ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
 	// The store never answers; the function's own deadline (Lambda's less
 	// deadlineMargin) must end the call while Lambda's deadline is still ahead.
 	ctx, cancel := context.WithTimeout(context.Background(), deadlineMargin+300*time.Millisecond)
@@ -165,30 +163,18 @@ func TestLoadConfig(t *testing.T) {
 // on the test Runtime API against each server, with every fixture.
 func TestBootstrap(t *testing.T) {
 	t.Parallel()
-	bin := bootstraps.Bootstrap(t, "CreatePlantFunction")
-	for _, srv := range []func(testing.TB) *emulator.Server{emulator.Moto, emulator.Dynalite} {
+	bin := lambdatest.Bootstrap(t, "CreatePlantFunction")
+	for _, srv := range []func(testing.TB) *dynamotest.Server{dynamotest.Moto, dynamotest.Dynalite} {
 		s := srv(t)
 		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()
 			store, table := seededTable(t, s)
-			rt, err := runtimeapi.Start()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rt.Close()
-			var out bootstraps.Output
-			fn, err := rt.Run(bin, append(s.Env(), "TABLE_NAME="+table), &out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer fn.Stop()
-			for _, f := range fixtures.CreatePlant() {
-				_, raw := bootstraps.Event[events.APIGatewayProxyRequest](t, f.Name)
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				res, err := rt.Invoke(ctx, raw, 10*time.Second)
-				cancel()
-				if err != nil || res.Error != nil {
-					t.Fatalf("%s: %v %s\nfunction output:\n%s", f.Name, err, res.Error, out.String())
+			fn := lambdatest.Launch(t, bin, append(s.Env(), "TABLE_NAME="+table))
+			for _, f := range apitest.CreatePlant() {
+				_, raw := lambdatest.Event[events.APIGatewayProxyRequest](t, f.Name)
+				res := fn.Invoke(t, raw, 10*time.Second)
+				if res.Error != nil {
+					t.Fatalf("%s: %s\nfunction output:\n%s", f.Name, res.Error, fn.Output.String())
 				}
 				checkGolden(t, f.Name, res.Payload)
 			}
@@ -199,7 +185,7 @@ func TestBootstrap(t *testing.T) {
 	}
 	t.Run("init error", func(t *testing.T) {
 		t.Parallel()
-		bootstraps.InitFails(t, bin, nil, "TABLE_NAME is required")
+		lambdatest.InitFails(t, bin, nil, "TABLE_NAME is required")
 	})
 }
 
@@ -208,21 +194,11 @@ func TestBootstrap(t *testing.T) {
 // every line the function writes is one JSON object (no forged line).
 func TestHostileEventsKeepTheLogJSON(t *testing.T) {
 	t.Parallel()
-	bin := bootstraps.Bootstrap(t, "CreatePlantFunction")
-	rt, err := runtimeapi.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	var out bootstraps.Output
+	bin := lambdatest.Bootstrap(t, "CreatePlantFunction")
 	// No store is reached: every event below is refused before the handler.
-	fn, err := rt.Run(bin, []string{"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:9", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test"}, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fn.Stop()
+	fn := lambdatest.Launch(t, bin, []string{"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:9", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test"})
 	forged := `{"level":"ERROR","msg":"forged"}`
-	valid, _ := bootstraps.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
+	valid, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
 	for name, change := range map[string]func(*events.APIGatewayProxyRequest){
 		"newline in path":      func(e *events.APIGatewayProxyRequest) { e.Path = "/plants\n" + forged },
 		"newline in method":    func(e *events.APIGatewayProxyRequest) { e.HTTPMethod = "POST\n" + forged },
@@ -235,23 +211,21 @@ func TestHostileEventsKeepTheLogJSON(t *testing.T) {
 		ev := valid
 		change(&ev)
 		raw, _ := json.Marshal(ev)
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		res, err := rt.Invoke(ctx, raw, 10*time.Second)
-		cancel()
-		if err != nil || res.Error != nil {
-			t.Fatalf("%s: %v %s\nfunction output:\n%s", name, err, res.Error, out.String())
+		res := fn.Invoke(t, raw, 10*time.Second)
+		if res.Error != nil {
+			t.Fatalf("%s: %s\nfunction output:\n%s", name, res.Error, fn.Output.String())
 		}
 		var resp events.APIGatewayProxyResponse
 		if err := json.Unmarshal(res.Payload, &resp); err != nil {
 			t.Fatalf("%s: %s: %v", name, res.Payload, err)
 		}
-		e := contract.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+		e := apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
 		if resp.StatusCode != 400 || e.Error != 40001 {
 			t.Errorf("%s: got %d %s, want 400 40001", name, resp.StatusCode, resp.Body)
 		}
 	}
 	fn.Stop() // and so wait for every line it wrote
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	lines := strings.Split(strings.TrimSpace(fn.Output.String()), "\n")
 	for _, line := range lines {
 		var obj map[string]any
 		if err := json.Unmarshal([]byte(line), &obj); err != nil {
@@ -261,49 +235,36 @@ func TestHostileEventsKeepTheLogJSON(t *testing.T) {
 		}
 	}
 	if len(lines) < 7 {
-		t.Errorf("%d log lines, want one per refused event:\n%s", len(lines), out.String())
+		t.Errorf("%d log lines, want one per refused event:\n%s", len(lines), fn.Output.String())
 	}
 }
 
 // TestMetricsThroughTheBootstrap runs the real binary on dynalite: each
-// request's line is a valid EMF document (tools/emfcheck), its Outcome tells
+// request's line is a valid EMF document (emftest), its Outcome tells
 // created, replayed, conflict and invalid apart, and the line carries the
 // gateway's request id beside Lambda's.
 func TestMetricsThroughTheBootstrap(t *testing.T) {
 	t.Parallel()
-	bin := bootstraps.Bootstrap(t, "CreatePlantFunction")
-	s := emulator.Dynalite(t)
+	bin := lambdatest.Bootstrap(t, "CreatePlantFunction")
+	s := dynamotest.Dynalite(t)
 	_, table := seededTable(t, s)
-	rt, err := runtimeapi.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	var out bootstraps.Output
-	fn, err := rt.Run(bin, append(s.Env(), "TABLE_NAME="+table, "METRICS_NAMESPACE=PlantStore/test"), &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fn.Stop()
+	fn := lambdatest.Launch(t, bin, append(s.Env(), "TABLE_NAME="+table, "METRICS_NAMESPACE=PlantStore/test"))
 	for _, name := range []string{"createplant-valid", "createplant-valid", "createplant-conflict", "createplant-bad-json"} {
-		_, raw := bootstraps.Event[events.APIGatewayProxyRequest](t, name)
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		res, err := rt.Invoke(ctx, raw, 10*time.Second)
-		cancel()
-		if err != nil || res.Error != nil {
-			t.Fatalf("%s: %v %s\n%s", name, err, res.Error, out.String())
+		_, raw := lambdatest.Event[events.APIGatewayProxyRequest](t, name)
+		if res := fn.Invoke(t, raw, 10*time.Second); res.Error != nil {
+			t.Fatalf("%s: %s\n%s", name, res.Error, fn.Output.String())
 		}
 	}
 	fn.Stop() // and so every line is written
 	var outcomes []string
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(fn.Output.String()), "\n") {
 		var rec struct {
 			Msg, RequestID, APIRequestID string
 		}
 		if json.Unmarshal([]byte(line), &rec) != nil || rec.Msg != "request" {
 			continue
 		}
-		metrics, err := emfcheck.Check([]byte(line))
+		metrics, err := emftest.Check([]byte(line))
 		if err != nil {
 			t.Errorf("not EMF: %v\n%s", err, line)
 			continue
@@ -330,7 +291,7 @@ func TestMetricsThroughTheBootstrap(t *testing.T) {
 		}
 	}
 	if got := strings.Join(outcomes, ","); got != "created,replayed,conflict,invalid_json" {
-		t.Errorf("outcomes %s, want created,replayed,conflict,invalid_json\n%s", got, out.String())
+		t.Errorf("outcomes %s, want created,replayed,conflict,invalid_json\n%s", got, fn.Output.String())
 	}
 }
 
@@ -355,7 +316,7 @@ func TestRequestMetrics(t *testing.T) {
 		var b bytes.Buffer
 		r.AddAttrs(metricsOf(r)...)
 		slog.New(slog.NewJSONHandler(&b, nil)).Handler().Handle(context.Background(), r)
-		metrics, err := emfcheck.Check(b.Bytes())
+		metrics, err := emftest.Check(b.Bytes())
 		if err != nil {
 			t.Fatalf("%s: %v", b.String(), err)
 		}
@@ -385,7 +346,7 @@ func TestCustomDomainEvent(t *testing.T) {
 	}
 	defer store.Close()
 	fn := newFunctionWithStore(store, slog.New(slog.DiscardHandler))
-	ev, _ := bootstraps.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
+	ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
 	ev.Path = "/plants"
 	ev.RequestContext.DomainName = "api.example.com"
 	ev.RequestContext.DomainPrefix = "api"
@@ -395,7 +356,7 @@ func TestCustomDomainEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	contract.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
+	apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, http.Header(resp.MultiValueHeaders), []byte(resp.Body))
 	if resp.StatusCode != 200 {
 		t.Errorf("through the custom domain: %d %s, want 200", resp.StatusCode, resp.Body)
 	}

@@ -18,11 +18,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/plantstore/plantstore/functions/internal/emf"
+	"github.com/plantstore/plantstore/functions/internal/emf/emftest"
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/tools/bootstraps"
-	"github.com/plantstore/plantstore/tools/contract"
-	"github.com/plantstore/plantstore/tools/emfcheck"
-	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 )
 
 // TestStoreFaultsThroughTheFunction: a DynamoDB that answers every PutItem
@@ -66,13 +66,13 @@ func TestStoreFaultsThroughTheFunction(t *testing.T) {
 			defer srv.Close()
 			// The SDK's standard retryer with a short backoff, so that three
 			// attempts take milliseconds.
-			client := (&emulator.Server{Name: "dynamodb", URL: srv.URL}).Client(func(o *dynamodb.Options) {
+			client := (&dynamotest.Server{Name: "dynamodb", URL: srv.URL}).Client(func(o *dynamodb.Options) {
 				o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 5 * time.Millisecond })
 			})
 			var logs bytes.Buffer
 			logger := slog.New(emf.NewHandler(slog.NewJSONHandler(&logs, nil), requestMetrics("PlantStore/test")))
 			fn := newFunctionWithStore(dynamo.New(client, "plants", time.Now), logger)
-			ev, _ := bootstraps.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
+			ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, "createplant-valid")
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // catches a hang only
 			defer cancel()
 
@@ -81,7 +81,7 @@ func TestStoreFaultsThroughTheFunction(t *testing.T) {
 				t.Fatal(err)
 			}
 			header := http.Header(resp.MultiValueHeaders)
-			e := contract.Check(t, http.MethodPost, "/plants", resp.StatusCode, header, []byte(resp.Body))
+			e := apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, header, []byte(resp.Body))
 			if resp.StatusCode != tt.wantStatus || e.Error != tt.wantCode {
 				t.Errorf("got %d %s, want %d %d", resp.StatusCode, resp.Body, tt.wantStatus, tt.wantCode)
 			}
@@ -122,7 +122,7 @@ func requestLineMetrics(t *testing.T, logs string) map[string]float64 {
 		if found != nil {
 			t.Fatalf("two request lines:\n%s", logs)
 		}
-		metrics, err := emfcheck.Check([]byte(line))
+		metrics, err := emftest.Check([]byte(line))
 		if err != nil {
 			t.Fatalf("not EMF: %v\n%s", err, line)
 		}

@@ -10,8 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,25 +18,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/proctest"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/plant"
-	"github.com/plantstore/plantstore/tools/bootstraps"
-	"github.com/plantstore/plantstore/tools/emulator"
-	"github.com/plantstore/plantstore/tools/fixtures"
-	"github.com/plantstore/plantstore/tools/invokeapi"
-	"github.com/plantstore/plantstore/tools/localfn"
-	"github.com/plantstore/plantstore/tools/proc"
-	"github.com/plantstore/plantstore/tools/runtimeapi"
 )
 
-// emulator.Main stops the DynamoDB-compatible servers that tests started
+// dynamotest.Main stops the DynamoDB-compatible servers that tests started
 // and every other child process.
-func TestMain(m *testing.M) { emulator.Main(m, bootstraps.Cleanup) }
+func TestMain(m *testing.M) { dynamotest.Main(m, lambdatest.Cleanup) }
 
 // codeDeploy records what the hook reports, as CodeDeploy's
 // PutLifecycleEventHookExecutionStatus receives it (JSON 1.1 protocol).
@@ -102,7 +99,7 @@ const (
 )
 
 func newUserPool(t *testing.T) *userPool {
-	p := &userPool{clientID: fixtures.Audience, secret: testSecret, accepts: testSecret}
+	p := &userPool{clientID: apitest.Audience, secret: testSecret, accepts: testSecret}
 	p.api = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var in struct{ UserPoolId, ClientId string }
 		body, _ := io.ReadAll(r.Body)
@@ -119,7 +116,7 @@ func newUserPool(t *testing.T) *userPool {
 		}
 		json.NewEncoder(w).Encode(map[string]any{"UserPoolClient": map[string]any{
 			"UserPoolId": in.UserPoolId, "ClientId": in.ClientId, "ClientSecret": p.secret,
-			"AllowedOAuthFlows": []string{"client_credentials"}, "AllowedOAuthScopes": []string{fixtures.Scope},
+			"AllowedOAuthFlows": []string{"client_credentials"}, "AllowedOAuthScopes": []string{apitest.Scope},
 		}})
 	}))
 	t.Cleanup(p.api.Close)
@@ -131,16 +128,16 @@ func newUserPool(t *testing.T) *userPool {
 			io.WriteString(w, `{"error":"invalid_client"}`)
 			return
 		}
-		if r.ParseForm() != nil || r.PostForm.Get("grant_type") != "client_credentials" || r.PostForm.Get("scope") != fixtures.Scope {
+		if r.ParseForm() != nil || r.PostForm.Get("grant_type") != "client_credentials" || r.PostForm.Get("scope") != apitest.Scope {
 			w.WriteHeader(http.StatusBadRequest)
 			io.WriteString(w, `{"error":"invalid_request"}`)
 			return
 		}
 		now := time.Now()
 		tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
-			"sub": id, "client_id": id, "token_use": "access", "scope": fixtures.Scope, "iss": fixtures.Issuer,
+			"sub": id, "client_id": id, "token_use": "access", "scope": apitest.Scope, "iss": apitest.Issuer,
 			"auth_time": now.Unix(), "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(), "jti": rand.Text(), "version": 2,
-		}).SignedString([]byte(fixtures.Secret))
+		}).SignedString([]byte(apitest.Secret))
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
@@ -197,37 +194,34 @@ func (s *acceptingStore) puts() []map[string]map[string]string {
 	return append([]map[string]map[string]string(nil), s.items...)
 }
 
-// startLambda is make start-lambda's server (tools/invokeapi before the real
-// bootstraps, environments by SAM's rule through tools/localfn) for the two
-// functions the hook proves, createplant's environment changed by env: its
-// store is an accepting one unless env names another.
+// startLambda is the Lambda Invoke API (lambdatest.InvokeAPI, as make
+// start-lambda serves it) before the real bootstraps of the two functions
+// the hook proves, with the environments of events/env.json; createplant's
+// is changed by createPlantEnv: its store is an accepting one unless
+// createPlantEnv names another. That make start-lambda itself serves the
+// hook is tools/cmd/startlambda's TestPreTrafficHookReportsLocally.
 func startLambda(t *testing.T, createPlantEnv map[string]string, authorizerBin string) string {
 	t.Helper()
-	envFile := filepath.Join(t.TempDir(), "env.json")
-	env := fixtures.Env()
-	env["CreatePlantFunction"]["TABLE_NAME"] = fixtures.Table
+	env := apitest.Env()
 	if _, ok := createPlantEnv["AWS_ENDPOINT_URL_DYNAMODB"]; !ok {
 		env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = newAcceptingStore(t).URL
 	}
 	maps.Copy(env["CreatePlantFunction"], createPlantEnv)
-	raw, _ := json.Marshal(env)
-	if err := os.WriteFile(envFile, raw, 0o600); err != nil {
-		t.Fatal(err)
+	session := []string{"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "HOME=" + t.TempDir()}
+	spec := func(bin, function string, timeout time.Duration) lambdatest.Spec {
+		vars := slices.Clone(session)
+		for k, v := range env[function] {
+			vars = append(vars, k+"="+v)
+		}
+		return lambdatest.Spec{Bootstrap: bin, Env: vars, Timeout: timeout}
 	}
-	bins := map[string]string{"CreatePlantFunction": bootstraps.Bootstrap(t, "CreatePlantFunction"), "AuthorizerFunction": authorizerBin}
-	fns, err := localfn.Prepare(context.Background(), localfn.Config{
-		Template: filepath.Join("..", "..", "template.yaml"), EnvFile: envFile, DataDir: t.TempDir(),
-		Bootstrap: func(fn string) string { return bins[fn] },
-		LookupEnv: func(string) (string, bool) { return "", false }, Log: io.Discard,
-	}, []string{"CreatePlantFunction", "AuthorizerFunction"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fns.Close)
-	var out bootstraps.Output
-	functions := runtimeapi.NewFunctions(fns.Specs, &out)
+	var out proctest.Output
+	functions := lambdatest.NewFunctions(map[string]lambdatest.Spec{
+		"CreatePlantFunction": spec(lambdatest.Bootstrap(t, "CreatePlantFunction"), "CreatePlantFunction", 6*time.Second),
+		"AuthorizerFunction":  spec(authorizerBin, "AuthorizerFunction", 5*time.Second),
+	}, &out)
 	t.Cleanup(functions.Close)
-	srv := httptest.NewServer(invokeapi.New(functions, []string{"CreatePlantFunction", "AuthorizerFunction"}, slog.New(slog.DiscardHandler)))
+	srv := httptest.NewServer(lambdatest.NewInvokeAPI(functions, []string{"CreatePlantFunction", "AuthorizerFunction"}, slog.New(slog.DiscardHandler)))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
@@ -244,37 +238,28 @@ type run struct {
 // for another issuer).
 func runHook(t *testing.T, lambdaURL string, deploy *codeDeploy, timeout time.Duration, stack ...string) run {
 	t.Helper()
-	bin := bootstraps.Bootstrap(t, "PreTrafficFunction")
-	rt, err := runtimeapi.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	var out bootstraps.Output
+	bin := lambdatest.Bootstrap(t, "PreTrafficFunction")
 	env := append([]string{
-		"CREATEPLANT_VERSION=CreatePlantFunction", "AUTHORIZER_VERSION=AuthorizerFunction", "METHOD_ARN=" + fixtures.LocalMethodARN,
-		"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AUTH_REQUIRED_SCOPE=" + fixtures.Scope,
+		"CREATEPLANT_VERSION=CreatePlantFunction", "AUTHORIZER_VERSION=AuthorizerFunction", "METHOD_ARN=" + apitest.LocalMethodARN,
+		"AUTH_ISSUER=" + apitest.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "AUTH_REQUIRED_SCOPE=" + apitest.Scope,
 		"AWS_ENDPOINT_URL_LAMBDA=" + lambdaURL, "AWS_ENDPOINT_URL_CODEDEPLOY=" + deploy.URL,
 		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "HOME=" + t.TempDir(),
 	}, stack...)
-	fn, err := rt.Run(bin, env, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fn.Stop()
+	fn := lambdatest.Launch(t, bin, env)
 	// The hook answers within its own deadline, always: the invocation's
 	// context ends there (a context, not a stopwatch).
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	res, err := rt.Invoke(ctx, []byte(`{"DeploymentId":"d-TEST12345","LifecycleEventHookExecutionId":"exec-abc"}`), timeout)
+	res, err := fn.Runtime.Invoke(ctx, []byte(`{"DeploymentId":"d-TEST12345","LifecycleEventHookExecutionId":"exec-abc"}`), timeout)
 	if ctx.Err() != nil {
-		t.Fatalf("the hook did not answer within its %v deadline\nits output:\n%s", timeout, out.String())
+		t.Fatalf("the hook did not answer within its %v deadline\nits output:\n%s", timeout, fn.Output.String())
 	}
 	if err != nil || res.Error != nil {
-		t.Fatalf("the hook: %v %s\nits output:\n%s", err, res.Error, out.String())
+		t.Fatalf("the hook: %v %s\nits output:\n%s", err, res.Error, fn.Output.String())
 	}
-	t.Logf("the hook's log:\n%s", out.String())
-	return run{reports: deploy.all(), log: out.String()}
+	fn.Stop() // and so every line is written
+	t.Logf("the hook's log:\n%s", fn.Output.String())
+	return run{reports: deploy.all(), log: fn.Output.String()}
 }
 
 // want checks that the hook reported status once, and that its log names
@@ -303,7 +288,7 @@ func TestGoodReleaseSucceeds(t *testing.T) {
 	t.Run("Cognito", func(t *testing.T) {
 		t.Parallel()
 		deploy, pool, store := newCodeDeploy(t), newUserPool(t), newAcceptingStore(t)
-		url := startLambda(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": store.URL}, bootstraps.Bootstrap(t, "AuthorizerFunction"))
+		url := startLambda(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": store.URL}, lambdatest.Bootstrap(t, "AuthorizerFunction"))
 		runHook(t, url, deploy, 30*time.Second, pool.env()...).want(t, "Succeeded")
 		if n := pool.issued.Load(); n != 1 {
 			t.Errorf("the token endpoint issued %d tokens, want 1 (one per run)", n)
@@ -323,7 +308,7 @@ func TestGoodReleaseSucceeds(t *testing.T) {
 	t.Run("another issuer", func(t *testing.T) {
 		t.Parallel()
 		deploy := newCodeDeploy(t)
-		url := startLambda(t, nil, bootstraps.Bootstrap(t, "AuthorizerFunction"))
+		url := startLambda(t, nil, lambdatest.Bootstrap(t, "AuthorizerFunction"))
 		runHook(t, url, deploy, 30*time.Second).want(t, "Succeeded", "no Cognito user pool")
 	})
 }
@@ -334,15 +319,15 @@ func TestGoodReleaseSucceeds(t *testing.T) {
 // why.
 func TestReservedPlantOnARealStore(t *testing.T) {
 	t.Parallel()
-	for name, server := range map[string]func(testing.TB) *emulator.Server{"dynalite": emulator.Dynalite, "moto": emulator.Moto} {
+	for name, server := range map[string]func(testing.TB) *dynamotest.Server{"dynalite": dynamotest.Dynalite, "moto": dynamotest.Moto} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv := server(t)
-			authorizer := bootstraps.Bootstrap(t, "AuthorizerFunction")
+			authorizer := lambdatest.Bootstrap(t, "AuthorizerFunction")
 
 			t.Run("stored, then replayed", func(t *testing.T) {
 				t.Parallel()
-				table := emulator.NewTable(t, srv)
+				table := dynamotest.NewTable(t, srv)
 				url := startLambda(t, map[string]string{"TABLE_NAME": table, "AWS_ENDPOINT_URL_DYNAMODB": srv.URL}, authorizer)
 				pool := newUserPool(t)
 				for i := range 2 {
@@ -362,7 +347,7 @@ func TestReservedPlantOnARealStore(t *testing.T) {
 
 			t.Run("the reserved id held by another plant", func(t *testing.T) {
 				t.Parallel()
-				table := emulator.NewTable(t, srv)
+				table := dynamotest.NewTable(t, srv)
 				other := plant.NewPlant{ID: reservedID, Name: "Someone's fern"}
 				if _, err := dynamo.New(srv.Client(), table, time.Now).Create(context.Background(), other); err != nil {
 					t.Fatal(err)
@@ -377,7 +362,7 @@ func TestReservedPlantOnARealStore(t *testing.T) {
 func TestCreatePlantThatFailsItsInitFails(t *testing.T) {
 	t.Parallel()
 	deploy := newCodeDeploy(t)
-	url := startLambda(t, map[string]string{"TABLE_NAME": ""}, bootstraps.Bootstrap(t, "AuthorizerFunction"))
+	url := startLambda(t, map[string]string{"TABLE_NAME": ""}, lambdatest.Bootstrap(t, "AuthorizerFunction"))
 	runHook(t, url, deploy, 30*time.Second, newUserPool(t).env()...).want(t, "Failed", "createplant CreatePlantFunction")
 }
 
@@ -387,14 +372,14 @@ func TestCreatePlantWithoutItsStoreFails(t *testing.T) {
 	t.Parallel()
 	t.Run("unreachable store", func(t *testing.T) {
 		t.Parallel()
-		url := startLambda(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:9"}, bootstraps.Bootstrap(t, "AuthorizerFunction"))
+		url := startLambda(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:9"}, lambdatest.Bootstrap(t, "AuthorizerFunction"))
 		runHook(t, url, newCodeDeploy(t), 30*time.Second, newUserPool(t).env()...).want(t, "Failed", "the reserved plant", "got 503")
 	})
-	for name, server := range map[string]func(testing.TB) *emulator.Server{"dynalite": emulator.Dynalite, "moto": emulator.Moto} {
+	for name, server := range map[string]func(testing.TB) *dynamotest.Server{"dynalite": dynamotest.Dynalite, "moto": dynamotest.Moto} {
 		t.Run("missing table on "+name, func(t *testing.T) {
 			t.Parallel()
 			srv := server(t)
-			url := startLambda(t, map[string]string{"TABLE_NAME": "no-such-table-" + rand.Text(), "AWS_ENDPOINT_URL_DYNAMODB": srv.URL}, bootstraps.Bootstrap(t, "AuthorizerFunction"))
+			url := startLambda(t, map[string]string{"TABLE_NAME": "no-such-table-" + rand.Text(), "AWS_ENDPOINT_URL_DYNAMODB": srv.URL}, lambdatest.Bootstrap(t, "AuthorizerFunction"))
 			runHook(t, url, newCodeDeploy(t), 30*time.Second, newUserPool(t).env()...).want(t, "Failed", "the reserved plant", "got 500")
 		})
 	}
@@ -403,7 +388,7 @@ func TestCreatePlantWithoutItsStoreFails(t *testing.T) {
 // buildAuthorizer builds one of the broken authorizers in testdata.
 func buildAuthorizer(t *testing.T, name string) string {
 	t.Helper()
-	bin, err := proc.Build(t.TempDir(), "./functions/pretraffic/testdata/"+name)
+	bin, err := proctest.Build(t.TempDir(), "./functions/pretraffic/testdata/"+name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,7 +443,7 @@ func TestAuthorizerThatRefusesEveryTokenFails(t *testing.T) {
 // authorizer: Failed, and the app client's secret is never in its log.
 func TestNoGoodTokenOfTheStackFails(t *testing.T) {
 	t.Parallel()
-	url := startLambda(t, nil, bootstraps.Bootstrap(t, "AuthorizerFunction"))
+	url := startLambda(t, nil, lambdatest.Bootstrap(t, "AuthorizerFunction"))
 	t.Run("the token endpoint refuses the secret", func(t *testing.T) {
 		t.Parallel()
 		pool := newUserPool(t)

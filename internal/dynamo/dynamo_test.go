@@ -5,16 +5,16 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/plant/planttest"
-	"github.com/plantstore/plantstore/tools/emulator"
 )
 
-func TestMain(m *testing.M) { emulator.Main(m) }
+func TestMain(m *testing.M) { dynamotest.Main(m) }
 
-func opener(srv func(testing.TB) *emulator.Server) planttest.Opener {
+func opener(srv func(testing.TB) *dynamotest.Server) planttest.Opener {
 	return func(t *testing.T) planttest.Store {
 		s := srv(t)
-		return dynamo.New(s.Client(), emulator.NewTable(t, s), time.Now)
+		return dynamo.New(s.Client(), dynamotest.NewTable(t, s), time.Now)
 	}
 }
 
@@ -22,13 +22,13 @@ func opener(srv func(testing.TB) *emulator.Server) planttest.Opener {
 // not atomic under concurrency, so the race runs on dynalite only.
 func TestContractMoto(t *testing.T) {
 	t.Parallel()
-	planttest.Run(t, opener(emulator.Moto))
+	planttest.Run(t, opener(dynamotest.Moto))
 }
 
 // dynalite serializes writes per item and returns no old item, so it runs the
 // race and the GetItem fallback.
 func TestContractDynalite(t *testing.T) {
 	t.Parallel()
-	planttest.Run(t, opener(emulator.Dynalite))
-	planttest.RunRace(t, opener(emulator.Dynalite))
+	planttest.Run(t, opener(dynamotest.Dynalite))
+	planttest.RunRace(t, opener(dynamotest.Dynalite))
 }

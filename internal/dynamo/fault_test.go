@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/plant"
-	"github.com/plantstore/plantstore/tools/emulator"
 )
 
 // A create is one PutItem and no read; a replay reads only where the server
@@ -23,17 +23,17 @@ import (
 func TestCallsPerCreate(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		srv          func(testing.TB) *emulator.Server
+		srv          func(testing.TB) *dynamotest.Server
 		getsOnReplay int
 	}{
-		{emulator.Moto, 0},
-		{emulator.Dynalite, 1},
+		{dynamotest.Moto, 0},
+		{dynamotest.Dynalite, 1},
 	} {
 		srv := tc.srv(t)
 		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
-			api := &emulator.Counting{API: srv.Client()}
-			s := dynamo.New(api, emulator.NewTable(t, srv), time.Now)
+			api := &dynamotest.Counting{API: srv.Client()}
+			s := dynamo.New(api, dynamotest.NewTable(t, srv), time.Now)
 			ctx := context.Background()
 			if created, err := s.Create(ctx, plant.NewPlant{ID: 1, Name: "Fern"}); err != nil || !created {
 				t.Fatalf("Create = %v, %v", created, err)
@@ -117,7 +117,7 @@ func TestFaults(t *testing.T) {
 				srv, attempts = failingServer(t, tt.status, tt.body, tt.hang)
 				url = srv.URL
 			}
-			client := (&emulator.Server{Name: "failing", URL: url}).Client(func(o *dynamodb.Options) {
+			client := (&dynamotest.Server{Name: "failing", URL: url}).Client(func(o *dynamodb.Options) {
 				o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 5 * time.Millisecond })
 			})
 			s := dynamo.New(client, "plants", time.Now)
@@ -187,7 +187,7 @@ func TestTransientFaultThenSuccess(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv, attempts := scriptedServer(t, a)
-			client := (&emulator.Server{Name: "scripted", URL: srv.URL}).Client(func(o *dynamodb.Options) {
+			client := (&dynamotest.Server{Name: "scripted", URL: srv.URL}).Client(func(o *dynamodb.Options) {
 				o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 5 * time.Millisecond })
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // catches a hang only

@@ -19,11 +19,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/httpapi"
 	"github.com/plantstore/plantstore/internal/plant"
-	"github.com/plantstore/plantstore/tools/contract"
-	"github.com/plantstore/plantstore/tools/emulator"
 )
 
 // fault is what the proxy does to one request.
@@ -133,10 +133,10 @@ func (p *faultProxy) count(op string) int {
 // shortened where fast is given, so that retries are quick to test).
 func faultyService(t *testing.T, plan func(op string, n int) fault, fast bool) (http.Handler, *faultProxy, *dynamo.Store) {
 	t.Helper()
-	srv := emulator.Moto(t)
-	table := emulator.NewTable(t, srv)
+	srv := dynamotest.Moto(t)
+	table := dynamotest.NewTable(t, srv)
 	proxy := newFaultProxy(t, srv.URL, plan)
-	client := (&emulator.Server{Name: "proxy", URL: proxy.URL}).Client(func(o *dynamodb.Options) {
+	client := (&dynamotest.Server{Name: "proxy", URL: proxy.URL}).Client(func(o *dynamodb.Options) {
 		if fast {
 			o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 10 * time.Millisecond })
 		}
@@ -148,7 +148,7 @@ func faultyService(t *testing.T, plan func(op string, n int) fault, fast bool) (
 }
 
 // post sends one create with a deadline, as the local API and the Lambda do.
-func post(t *testing.T, h http.Handler, body string, deadline time.Duration) (int, contract.Error) {
+func post(t *testing.T, h http.Handler, body string, deadline time.Duration) (int, apitest.Error) {
 	t.Helper()
 	r := httptest.NewRequest(http.MethodPost, "/plants", strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
@@ -158,7 +158,7 @@ func post(t *testing.T, h http.Handler, body string, deadline time.Duration) (in
 	h.ServeHTTP(w, r.WithContext(ctx))
 	resp := w.Result()
 	b, _ := io.ReadAll(resp.Body)
-	e := contract.Check(t, http.MethodPost, "/plants", resp.StatusCode, resp.Header, b)
+	e := apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, resp.Header, b)
 	if strings.Contains(string(b), "injected") || strings.Contains(string(b), "Exception") {
 		t.Errorf("the answer leaks the store's error: %s", b)
 	}
@@ -303,7 +303,7 @@ func TestUnreachableStore(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
-	client := (&emulator.Server{Name: "gone", URL: "http://" + addr}).Client(func(o *dynamodb.Options) {
+	client := (&dynamotest.Server{Name: "gone", URL: "http://" + addr}).Client(func(o *dynamodb.Options) {
 		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 10 * time.Millisecond })
 	})
 	h := httpapi.NewHandler(dynamo.New(client, "plants", time.Now), slog.New(slog.DiscardHandler), func(n http.Handler) http.Handler { return n })

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/httpapi"
 	"github.com/plantstore/plantstore/internal/plant"
-	"github.com/plantstore/plantstore/tools/contract"
 )
 
 // memStore keeps plants in a map: no I/O, for fuzzing and benchmarks.
@@ -68,7 +68,7 @@ func FuzzCreatePlantBody(f *testing.F) {
 		if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusBadRequest {
 			t.Fatalf("body %q: status %d %s", body, resp.StatusCode, got)
 		}
-		contract.Check(t, http.MethodPost, "/plants", resp.StatusCode, resp.Header, got)
+		apitest.Check(t, http.MethodPost, "/plants", resp.StatusCode, resp.Header, got)
 		if resp.StatusCode != http.StatusOK {
 			return
 		}

@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/boltstore"
 	"github.com/plantstore/plantstore/internal/httpapi"
 	"github.com/plantstore/plantstore/internal/plant"
-	"github.com/plantstore/plantstore/tools/contract"
 )
 
 const (
@@ -78,7 +78,7 @@ type request struct {
 }
 
 // do sends req to h and checks the answer against the contract.
-func do(t *testing.T, h http.Handler, req request) (*http.Response, contract.Error, string) {
+func do(t *testing.T, h http.Handler, req request) (*http.Response, apitest.Error, string) {
 	t.Helper()
 	if req.method == "" {
 		req.method = http.MethodPost
@@ -105,7 +105,7 @@ func do(t *testing.T, h http.Handler, req request) (*http.Response, contract.Err
 	h.ServeHTTP(w, r)
 	resp := w.Result()
 	body, _ := io.ReadAll(resp.Body)
-	e := contract.Check(t, req.method, req.path, resp.StatusCode, resp.Header, body)
+	e := apitest.Check(t, req.method, req.path, resp.StatusCode, resp.Header, body)
 	for name, want := range map[string]string{"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"} {
 		if got := resp.Header.Get(name); got != want {
 			t.Errorf("%s = %q, want %q", name, got, want)

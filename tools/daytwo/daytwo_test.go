@@ -14,7 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/internal/proctest"
+
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
@@ -115,12 +116,12 @@ func TestAddingAFunction(t *testing.T) {
 	cmd := exec.Command("make", append(keep, "start-api")...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "PORT=0")
-	var stdout, stderr watchtest.Output
+	var stdout, stderr proctest.Output
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := proc.Start(cmd); err != nil {
+	if err := proctest.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { proc.Kill(cmd); _ = cmd.Wait() })
+	t.Cleanup(func() { proctest.Kill(cmd); _ = cmd.Wait() })
 	banner := stdout.Banner(t)
 	req, _ := http.NewRequest("GET", banner.URL+"/health", nil)
 	req.Header.Set("Authorization", "Bearer "+banner.Token)

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/internal/proctest"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/codedeploy"
 	cdtypes "github.com/aws/aws-sdk-go-v2/service/codedeploy/types"
 
-	"github.com/plantstore/plantstore/tools/bootstraps"
-	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/internal/apitest"
 )
 
 // The PreTraffic hook, prepared as make start-lambda prepares it from a
@@ -23,7 +24,7 @@ import (
 // other functions keep SAM's rule (the shell's credentials).
 func TestThePreTrafficHookStaysLocal(t *testing.T) {
 	t.Parallel()
-	env := fixtures.Env()
+	env := apitest.Env()
 	env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = "http://127.0.0.1:9" // no dynalite
 	raw, _ := json.Marshal(env)
 	envFile := filepath.Join(t.TempDir(), "env.json")
@@ -31,7 +32,7 @@ func TestThePreTrafficHookStaysLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 	shell := map[string]string{"AWS_ACCESS_KEY_ID": "AKIASHELLKEY", "AWS_SECRET_ACCESS_KEY": "shell-secret", "AWS_SESSION_TOKEN": "shell-token"}
-	var log bootstraps.Output
+	var log proctest.Output
 	cfg := Config{
 		Template: filepath.Join("..", "..", "template.yaml"), EnvFile: envFile, DataDir: t.TempDir(),
 		Bootstrap: func(fn string) string { return fn }, Log: &log,

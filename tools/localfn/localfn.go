@@ -2,7 +2,7 @@
 // as SAM CLI would run them: each function's environment resolved by SAM's
 // rule from an env-vars file (samtemplate.ResolveEnv), its timeout from the
 // template, and, where createplant's resolved AWS_ENDPOINT_URL_DYNAMODB is
-// empty, a dynalite that keeps its data under DataDir (emulator.Local). The
+// empty, a dynalite that keeps its data under DataDir (dynamotest.Local). The
 // PreTraffic hook, the function that reports to CodeDeploy, never gets the
 // shell's credentials and reports to a local recorder (codeDeploy), not to
 // AWS. make invoke, make start-api and make start-lambda start from it.
@@ -17,8 +17,8 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/plantstore/plantstore/tools/emulator"
-	"github.com/plantstore/plantstore/tools/runtimeapi"
+	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
@@ -35,15 +35,15 @@ type Config struct {
 	// with DebugServer's dlv and address; its bootstrap must be a debug build
 	// (Build makes one for it).
 	Debug       string
-	DebugServer runtimeapi.Debug
+	DebugServer lambdatest.Debug
 }
 
 // Set is the prepared functions.
 type Set struct {
 	Template *samtemplate.Template
 	Env      map[string]map[string]string // each function's resolved environment
-	Specs    map[string]runtimeapi.Spec   // how to run each one
-	local    *emulator.Local
+	Specs    map[string]lambdatest.Spec   // how to run each one
+	local    *dynamotest.Local
 	deploy   *codeDeploy
 }
 
@@ -60,7 +60,7 @@ func Prepare(ctx context.Context, cfg Config, functions []string) (*Set, error) 
 
 // PrepareTemplate is Prepare with the template already read.
 func PrepareTemplate(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string) (*Set, error) {
-	return prepare(ctx, tpl, cfg, functions, &emulator.Local{Dir: cfg.DataDir, Log: cfg.Log}, &codeDeploy{log: cfg.Log})
+	return prepare(ctx, tpl, cfg, functions, &dynamotest.Local{Dir: cfg.DataDir, Log: cfg.Log}, &codeDeploy{log: cfg.Log})
 }
 
 // Reload prepares the functions again, from tpl and cfg as they are now
@@ -71,13 +71,13 @@ func (s *Set) Reload(ctx context.Context, tpl *samtemplate.Template, cfg Config,
 	return prepare(ctx, tpl, cfg, functions, s.local, s.deploy)
 }
 
-func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string, local *emulator.Local, deploy *codeDeploy) (*Set, error) {
+func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string, local *dynamotest.Local, deploy *codeDeploy) (*Set, error) {
 	file, err := samtemplate.ReadEnvFile(cfg.EnvFile)
 	if err != nil {
 		return nil, err
 	}
 	session := samtemplate.SessionFromEnv(func(k string) string { v, _ := cfg.LookupEnv(k); return v })
-	s := &Set{Template: tpl, Env: map[string]map[string]string{}, Specs: map[string]runtimeapi.Spec{}, local: local, deploy: deploy}
+	s := &Set{Template: tpl, Env: map[string]map[string]string{}, Specs: map[string]lambdatest.Spec{}, local: local, deploy: deploy}
 	for _, fn := range functions {
 		env, err := tpl.ResolveEnv(fn, cfg.LookupEnv, file, session)
 		if err == nil {
@@ -91,7 +91,7 @@ func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functio
 			return nil, err
 		}
 		s.Env[fn] = env
-		spec := runtimeapi.Spec{Bootstrap: cfg.Bootstrap(fn), Env: samtemplate.Environ(env), Timeout: tpl.FunctionTimeout(fn)}
+		spec := lambdatest.Spec{Bootstrap: cfg.Bootstrap(fn), Env: samtemplate.Environ(env), Timeout: tpl.FunctionTimeout(fn)}
 		if fn == cfg.Debug {
 			d := cfg.DebugServer
 			spec.Debug = &d

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/proctest"
+
 	"github.com/plantstore/plantstore/tools/localfn"
-	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 	"github.com/plantstore/plantstore/tools/watch"
 )
@@ -28,7 +29,7 @@ type Reloader struct {
 // Run applies each change of w to sw until w's changes end. set is the
 // first prepared set; its dynalite serves every generation.
 func (r *Reloader) Run(ctx context.Context, w *watch.Watcher, sw *Swapper, set *localfn.Set) {
-	dir, err := proc.TempDir("plantstore-reload-")
+	dir, err := proctest.TempDir("plantstore-reload-")
 	if err != nil {
 		fmt.Fprintf(r.Out, "reload: off (%v)\n", err)
 		return

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/proctest"
+
 	"github.com/plantstore/plantstore/tools/proc"
 )
 
@@ -26,7 +28,7 @@ func TestHelperMain(t *testing.T) {
 	}
 	proc.Main("helper", func(ctx context.Context) error {
 		child := exec.Command("sleep", "600")
-		if err := proc.Start(child); err != nil {
+		if err := proctest.Start(child); err != nil {
 			return err
 		}
 		os.Stdout.WriteString(strconv.Itoa(child.Process.Pid) + "\n")

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/internal/proctest"
+
 	"github.com/plantstore/plantstore/tools/proc"
 )
 
@@ -19,12 +21,12 @@ func TestHelperBatchTool(t *testing.T) {
 		t.Skip("run by TestExitOnSignalCleansUp")
 	}
 	proc.ExitOnSignal("helper")
-	dir, err := proc.TempDir("proc-helper-")
+	dir, err := proctest.TempDir("proc-helper-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	child := exec.Command("sleep", "60")
-	if err := proc.Start(child); err != nil {
+	if err := proctest.Start(child); err != nil {
 		t.Fatal(err)
 	}
 	os.Stdout.WriteString(dir + "\n")

@@ -1,7 +1,6 @@
 package samtemplate
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
 	"os"
@@ -11,12 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/tools/bootstraps"
-	"github.com/plantstore/plantstore/tools/emulator"
-	"github.com/plantstore/plantstore/tools/runtimeapi"
+	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 )
 
-func TestMain(m *testing.M) { emulator.Main(m, bootstraps.Cleanup) }
+func TestMain(m *testing.M) { dynamotest.Main(m, lambdatest.Cleanup) }
 
 const ruleTemplate = `
 Globals:
@@ -241,8 +239,8 @@ func TestBootstrapsRunOnTheResolvedEnvironment(t *testing.T) {
 	})
 	t.Run("CreatePlantFunction", func(t *testing.T) {
 		t.Parallel()
-		srv := emulator.Dynalite(t)
-		table := emulator.NewTable(t, srv)
+		srv := dynamotest.Dynalite(t)
+		table := dynamotest.NewTable(t, srv)
 		second := EnvFile{}
 		maps.Copy(second, file)
 		second["CreatePlantFunction"] = map[string]any{"TABLE_NAME": table, "AWS_ENDPOINT_URL_DYNAMODB": srv.URL}
@@ -265,7 +263,7 @@ func TestBootstrapsRunOnTheResolvedEnvironment(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bootstraps.InitFails(t, bootstraps.Bootstrap(t, "AuthorizerFunction"), Environ(env), "issuer")
+		lambdatest.InitFails(t, lambdatest.Bootstrap(t, "AuthorizerFunction"), Environ(env), "issuer")
 	})
 }
 
@@ -273,26 +271,11 @@ func TestBootstrapsRunOnTheResolvedEnvironment(t *testing.T) {
 // API's address) on events/<event>.json and decodes its answer into out.
 func invokeWith(t *testing.T, function string, env map[string]string, event string, out any) {
 	t.Helper()
-	rt, err := runtimeapi.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	var log bootstraps.Output
-	fn, err := rt.Run(bootstraps.Bootstrap(t, function), Environ(env), &log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fn.Stop()
-	_, payload := bootstraps.Event[map[string]any](t, event)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := rt.Invoke(ctx, payload, 10*time.Second)
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", function, err, log.String())
-	}
+	fn := lambdatest.Launch(t, lambdatest.Bootstrap(t, function), Environ(env))
+	_, payload := lambdatest.Event[map[string]any](t, event)
+	res := fn.Invoke(t, payload, 10*time.Second)
 	if res.Error != nil {
-		t.Fatalf("%s failed: %s\n%s", function, res.Error, log.String())
+		t.Fatalf("%s failed: %s\n%s", function, res.Error, fn.Output.String())
 	}
 	if err := json.Unmarshal(res.Payload, out); err != nil {
 		t.Fatalf("%s answered %s: %v", function, res.Payload, err)

@@ -13,8 +13,8 @@ import (
 	"github.com/dlclark/regexp2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/httpapi"
-	"github.com/plantstore/plantstore/tools/contract"
 )
 
 const templatePath = "../../template.yaml"
@@ -162,7 +162,7 @@ func TestGatewayResponsesAreErrors(t *testing.T) {
 	t.Parallel()
 	tpl := load(t)
 	grs := at(t, tpl, "Resources", "PlantsApi", "Properties", "GatewayResponses").(map[string]any)
-	errSchema := contract.Doc(t).Components.Schemas["Error"].Value
+	errSchema := apitest.Doc(t).Components.Schemas["Error"].Value
 	want := map[string]struct {
 		status string
 		code   int

@@ -337,3 +337,18 @@ func (l *limitedBuffer) Write(p []byte) {
 }
 
 func (l *limitedBuffer) Bytes() []byte { return l.b }
+
+// Invocations is the lambdatest.Observer that records a function's
+// invocations in the trace of the request ctx carries.
+type Invocations struct{}
+
+// Begin starts the invocation's step.
+func (Invocations) Begin(ctx context.Context, function string) func(detail string) {
+	s := Begin(ctx, function)
+	return func(detail string) { s.End(detail, "") }
+}
+
+// Invoked ties the invocation to the request.
+func (Invocations) Invoked(ctx context.Context, requestID, traceHeader string) {
+	Invoked(ctx, requestID, traceHeader)
+}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
+	"github.com/plantstore/plantstore/internal/proctest"
 )
 
 // A request's steps, its invocation's log lines (by requestId) and its
@@ -19,7 +19,7 @@ import (
 // requests and lines without an id do not; the line printed names them.
 func TestARequestCollectsItsParts(t *testing.T) {
 	t.Parallel()
-	var out, passed watchtest.Output
+	var out, passed proctest.Output
 	r := NewRecorder(&out)
 	logs := r.Logs(&passed)
 	table := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -91,7 +91,7 @@ func TestARequestCollectsItsParts(t *testing.T) {
 // A request whose function never logs is printed after LogWait, not held.
 func TestAMissingLogLineDoesNotHoldTheLine(t *testing.T) {
 	t.Parallel()
-	var out watchtest.Output
+	var out proctest.Output
 	r := NewRecorder(&out)
 	r.LogWait = time.Millisecond
 	done := make(chan struct{})
@@ -174,7 +174,7 @@ func TestTheExplorerReadsTheOpenAPIDocument(t *testing.T) {
 // first; LogsAbove passes on only what the developer's level asks for.
 func TestTheLocalAPIsLinesJoinTheirRequest(t *testing.T) {
 	t.Parallel()
-	var out, passed watchtest.Output
+	var out, passed proctest.Output
 	r := NewRecorder(&out)
 	r.LogWait = time.Minute // the request line comes; only a hang waits this long
 	logs := r.LogsAbove(&passed, slog.LevelInfo)

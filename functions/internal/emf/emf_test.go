@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/tools/emfcheck"
+	"github.com/plantstore/plantstore/functions/internal/emf/emftest"
 )
 
 // A line with Attrs is what the specification asks for: emfcheck reads each
@@ -28,7 +28,7 @@ func TestAttrsMakeAnEMFDocument(t *testing.T) {
 	logger := slog.New(h).With("fn", "test")
 	logger.Info("request", "status", 200)
 	line := append([]byte(nil), b.Bytes()...)
-	metrics, err := emfcheck.Check(line)
+	metrics, err := emftest.Check(line)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, line)
 	}
@@ -44,7 +44,7 @@ func TestAttrsMakeAnEMFDocument(t *testing.T) {
 	}
 	b.Reset()
 	logger.Info("other")
-	if _, err := emfcheck.Check(b.Bytes()); err == nil {
+	if _, err := emftest.Check(b.Bytes()); err == nil {
 		t.Errorf("a line the wrapper was not asked to mark is EMF: %s", b.Bytes())
 	}
 }
@@ -61,7 +61,7 @@ func TestCheckRefuses(t *testing.T) {
 		"bad unit":            `{"_aws":{"Timestamp":1795435200000,"CloudWatchMetrics":[{"Namespace":"n","Dimensions":[[]],"Metrics":[{"Name":"Requests","Unit":"ms"}]}]},"Requests":1}`,
 		"no namespace":        `{"_aws":{"Timestamp":1795435200000,"CloudWatchMetrics":[{"Dimensions":[[]],"Metrics":[{"Name":"Requests"}]}]},"Requests":1}`,
 	} {
-		if _, err := emfcheck.Check([]byte(line)); err == nil {
+		if _, err := emftest.Check([]byte(line)); err == nil {
 			t.Errorf("%s: accepted %s", name, line)
 		}
 	}

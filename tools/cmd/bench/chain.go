@@ -13,12 +13,13 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/auth"
-	"github.com/plantstore/plantstore/tools/emulator"
-	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/tools/gateway"
-	"github.com/plantstore/plantstore/tools/runtimeapi"
 	"github.com/plantstore/plantstore/tools/samtemplate"
+	"github.com/plantstore/plantstore/tools/trace"
 )
 
 // chain times a create through make start-api's whole local chain (the
@@ -30,12 +31,12 @@ func (b *bench) chain() error {
 	if err != nil {
 		return err
 	}
-	srv, err := emulator.StartDynalite("")
+	srv, err := dynamotest.StartDynalite("")
 	if err != nil {
 		return err
 	}
 	defer srv.Stop()
-	if err := emulator.CreateTable(context.Background(), srv.Client(), "plants"); err != nil {
+	if err := dynamotest.CreateTable(context.Background(), srv.Client(), "plants"); err != nil {
 		return err
 	}
 	tpl, err := samtemplate.Load("template.yaml")
@@ -47,11 +48,12 @@ func (b *bench) chain() error {
 		return err
 	}
 	api.RateLimit = 0 // the stage throttle would cut a benchmark short
-	functions := runtimeapi.NewFunctions(map[string]runtimeapi.Spec{
+	functions := lambdatest.NewFunctions(map[string]lambdatest.Spec{
 		"CreatePlantFunction": {Bootstrap: bins[createplant], Env: append(srv.Env(), "TABLE_NAME=plants"), Timeout: 6 * time.Second},
 		"AuthorizerFunction": {Bootstrap: bins[authorizer], Timeout: 5 * time.Second, Env: []string{
-			"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AUTH_HS256_SECRET=" + fixtures.Secret, "AUTH_REQUIRED_SCOPE=" + fixtures.Scope}},
+			"AUTH_ISSUER=" + apitest.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "AUTH_HS256_SECRET=" + apitest.Secret, "AUTH_REQUIRED_SCOPE=" + apitest.Scope}},
 	}, io.Discard)
+	functions.Observer = trace.Invocations{} // as make start-api's
 	defer functions.Close()
 	gw, err := gateway.New(api, functions, time.Now, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -59,8 +61,8 @@ func (b *bench) chain() error {
 	}
 	front := httptest.NewServer(gw)
 	defer front.Close()
-	tok, err := auth.NewHS256Token([]byte(fixtures.Secret), auth.TokenSpec{Issuer: fixtures.Issuer, Audience: fixtures.Audience,
-		Subject: "bench", Scope: fixtures.Scope, IssuedAt: time.Now(), TTL: time.Hour})
+	tok, err := auth.NewHS256Token([]byte(apitest.Secret), auth.TokenSpec{Issuer: apitest.Issuer, Audience: apitest.Audience,
+		Subject: "bench", Scope: apitest.Scope, IssuedAt: time.Now(), TTL: time.Hour})
 	if err != nil {
 		return err
 	}

@@ -14,14 +14,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantstore/plantstore/tools/fixtures"
-	"github.com/plantstore/plantstore/tools/runtimeapi"
+	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 )
 
 // coldStart starts bin once and returns the time from process start to its
 // first poll of the Runtime API.
 func coldStart(bin string, env []string, output io.Writer) (time.Duration, error) {
-	rt, err := runtimeapi.Start()
+	rt, err := lambdatest.Start()
 	if err != nil {
 		return 0, err
 	}
@@ -96,7 +96,7 @@ func (b *bench) coldStarts() error {
 	}
 	env := map[string][]string{
 		createplant: {"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"},
-		authorizer:  {"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AUTH_HS256_SECRET=" + fixtures.Secret},
+		authorizer:  {"AUTH_ISSUER=" + apitest.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "AUTH_HS256_SECRET=" + apitest.Secret},
 		hello:       nil,
 		rawput:      {"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"},
 	}

@@ -6,23 +6,23 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/plant"
-	"github.com/plantstore/plantstore/tools/emulator"
 )
 
 // dynamoCost creates plants on moto through the store and reads the
-// capacity each create consumed (emulator.Counting).
+// capacity each create consumed (dynamotest.Counting).
 func (b *bench) dynamoCost() error {
-	srv, err := emulator.StartMoto()
+	srv, err := dynamotest.StartMoto()
 	if err != nil {
 		return err
 	}
 	defer srv.Stop()
 	ctx := context.Background()
-	if err := emulator.CreateTable(ctx, srv.Client(), "plants"); err != nil {
+	if err := dynamotest.CreateTable(ctx, srv.Client(), "plants"); err != nil {
 		return err
 	}
-	api := &emulator.Counting{API: srv.Client()}
+	api := &dynamotest.Counting{API: srv.Client()}
 	store := dynamo.New(api, "plants", time.Now)
 	const n = 50
 	tag := "indoor"

@@ -10,9 +10,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/tools/loadgen"
-	"github.com/plantstore/plantstore/tools/runtimeapi"
 )
 
 // eventFor is the with-tag fixture carrying plant id.
@@ -23,12 +23,12 @@ func eventFor(base events.APIGatewayProxyRequest, id int) []byte {
 }
 
 type lambdaProc struct {
-	rt *runtimeapi.Server
-	fn *runtimeapi.Function
+	rt *lambdatest.Server
+	fn *lambdatest.Function
 }
 
 func startLambda(bin string, env []string) (*lambdaProc, time.Time, error) {
-	rt, err := runtimeapi.Start()
+	rt, err := lambdatest.Start()
 	if err != nil {
 		return nil, time.Time{}, err
 	}
@@ -68,12 +68,12 @@ func (b *bench) invocations() error {
 	if err != nil {
 		return err
 	}
-	srv, err := emulator.StartMoto()
+	srv, err := dynamotest.StartMoto()
 	if err != nil {
 		return err
 	}
 	defer srv.Stop()
-	if err := emulator.CreateTable(context.Background(), srv.Client(), "plants"); err != nil {
+	if err := dynamotest.CreateTable(context.Background(), srv.Client(), "plants"); err != nil {
 		return err
 	}
 	var base events.APIGatewayProxyRequest

@@ -12,8 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/proctest"
+
 	"github.com/plantstore/plantstore/tools/loadgen"
-	"github.com/plantstore/plantstore/tools/proc"
 )
 
 // loadResult is one load round on a server: what loadgen measured, the
@@ -28,12 +29,12 @@ type loadResult struct {
 }
 
 // measuredLoad is one round of load on srv with its CPU accounting.
-func measuredLoad(srv *proc.Server, token string, conns int, d time.Duration, ids *atomic.Int64) loadResult {
+func measuredLoad(srv *proctest.Server, token string, conns int, d time.Duration, ids *atomic.Int64) loadResult {
 	s0, err1 := srv.CPUTime()
-	g0, err2 := proc.CPUTime(0)
+	g0, err2 := proctest.CPUTime(0)
 	r := load(srv.URL, token, conns, d, ids)
 	s1, err3 := srv.CPUTime()
-	g1, err4 := proc.CPUTime(0)
+	g1, err4 := proctest.CPUTime(0)
 	r.serverCPU, r.loadCPU, r.cpuErr = s1-s0, g1-g0, cmp.Or(err1, err2, err3, err4)
 	return r
 }
@@ -82,21 +83,21 @@ func load(url, token string, conns int, d time.Duration, ids *atomic.Int64) load
 }
 
 func (b *bench) localAPI() error {
-	localapi, err := proc.Build(b.dir, "./cmd/localapi")
+	localapi, err := proctest.Build(b.dir, "./cmd/localapi")
 	if err != nil {
 		return err
 	}
-	bare, err := proc.Build(b.dir, "./tools/cmd/bench/testdata/bare")
+	bare, err := proctest.Build(b.dir, "./tools/cmd/bench/testdata/bare")
 	if err != nil {
 		return err
 	}
 	// As make run starts it: info logs (here to /dev/null).
-	api, err := proc.StartServer(localapi, []string{"PORT=0", "STORE_PATH=" + filepath.Join(b.dir, "plants.db")}, true, nil)
+	api, err := proctest.StartServer(localapi, []string{"PORT=0", "STORE_PATH=" + filepath.Join(b.dir, "plants.db")}, true, nil)
 	if err != nil {
 		return err
 	}
 	defer api.Stop()
-	floor, err := proc.StartServer(bare, nil, false, nil)
+	floor, err := proctest.StartServer(bare, nil, false, nil)
 	if err != nil {
 		return err
 	}

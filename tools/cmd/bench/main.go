@@ -16,16 +16,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/proctest"
+
 	"github.com/plantstore/plantstore/tools/loadgen"
 	"github.com/plantstore/plantstore/tools/proc"
 )
 
 func main() {
 	proc.ExitOnSignal("bench")
-	defer proc.StopAll() // children still running on an orderly exit (see package proc)
+	defer proctest.StopAll() // children still running on an orderly exit (see package proctest)
 	if err := run(os.Args, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
-		proc.StopAll()
+		proctest.StopAll()
 		os.Exit(1)
 	}
 }
@@ -83,7 +85,7 @@ func run(args []string, out io.Writer) error {
 		}
 		return renderInto(o.render, r)
 	}
-	dir, err := proc.TempDir("plantstore-bench-")
+	dir, err := proctest.TempDir("plantstore-bench-")
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/tools/bootstraps"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 )
 
 // A function whose init fails (LOG_LEVEL=bogus: lambdainit logs the reason
@@ -30,7 +30,7 @@ func TestAFailedInitPrintsTheInitError(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	args := []string{"invoke", "-function", "CreatePlantFunction", "-bootstrap", bootstraps.Bootstrap(t, "CreatePlantFunction"),
+	args := []string{"invoke", "-function", "CreatePlantFunction", "-bootstrap", lambdatest.Bootstrap(t, "CreatePlantFunction"),
 		"-event", filepath.Join(root, "events", "createplant-valid.json"), "-env", envFile, "-template", filepath.Join(root, "template.yaml")}
 	err := run(context.Background(), args, func(string) (string, bool) { return "", false }, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "init failed") || !strings.Contains(err.Error(), "bogus") {

@@ -10,7 +10,7 @@
 // AWS variables of the shell or SAM's placeholders. So a fixture that passes
 // here passes under `sam local invoke --env-vars` with the same file.
 // A function whose resolved AWS_ENDPOINT_URL_DYNAMODB is declared and empty
-// gets the local dynalite of emulator.Local, keeping its data in -data
+// gets the local dynalite of dynamotest.Local, keeping its data in -data
 // (.plantstore/dynalite), as if the env file had named it.
 package main
 
@@ -24,9 +24,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/tools/localfn"
 	"github.com/plantstore/plantstore/tools/proc"
-	"github.com/plantstore/plantstore/tools/runtimeapi"
 	"github.com/plantstore/plantstore/tools/trace"
 )
 
@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	defer fns.Close()
 	spec := fns.Specs[*function]
 
-	rt, err := runtimeapi.Start()
+	rt, err := lambdatest.Start()
 	if err != nil {
 		return err
 	}
@@ -75,11 +75,11 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	// The function's lines go to stderr escaped: it may log what the
 	// event carries.
 	output := trace.Escaper(stderr)
-	var fn *runtimeapi.Function
+	var fn *lambdatest.Function
 	if *debugAddr != "" {
-		// No timeout while debugging, as SAM CLI (runtimeapi.Spec).
+		// No timeout while debugging, as SAM CLI (lambdatest.Spec).
 		*timeout = 24 * time.Hour
-		fn, err = rt.RunDebug(runtimeapi.Debug{Dlv: *dlv, Addr: *debugAddr}, spec.Bootstrap, spec.Env, output)
+		fn, err = rt.RunDebug(lambdatest.Debug{Dlv: *dlv, Addr: *debugAddr}, spec.Bootstrap, spec.Env, output)
 		if err == nil { // Delve has said it listens
 			fmt.Fprintf(stderr, "Debugging %s: Delve listens on %s and holds the invocation until a debugger continues it (dlv connect %s)\n", *function, *debugAddr, *debugAddr)
 		}
@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	defer fn.Stop()
 
 	type answer struct {
-		res runtimeapi.Result
+		res lambdatest.Result
 		err error
 	}
 	done := make(chan answer, 1)

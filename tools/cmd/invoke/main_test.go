@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/tools/bootstraps"
-	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 )
 
 func TestMain(m *testing.M) {
-	emulator.Main(m, bootstraps.Cleanup)
+	dynamotest.Main(m, lambdatest.Cleanup)
 }
 
 var root = filepath.Join("..", "..", "..")
@@ -27,7 +27,7 @@ func invoke(t *testing.T, function, event string, shell map[string]string, envFi
 	if envFile == "" {
 		envFile = filepath.Join(root, "events", "env.json")
 	}
-	args := append([]string{"invoke", "-function", function, "-bootstrap", bootstraps.Bootstrap(t, function),
+	args := append([]string{"invoke", "-function", function, "-bootstrap", lambdatest.Bootstrap(t, function),
 		"-event", filepath.Join(root, "events", event), "-env", envFile, "-template", filepath.Join(root, "template.yaml")}, extra...)
 	lookup := func(k string) (string, bool) { v, ok := shell[k]; return v, ok }
 	if err := run(context.Background(), args, lookup, &stdout, &stderr); err != nil {
@@ -60,7 +60,7 @@ func TestInvokeAuthorizer(t *testing.T) {
 func TestInvokeCreatePlantWithLocalTable(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
-		emulator.Dynalite(t) // skips, or fails under CI, with the reason
+		dynamotest.Dynalite(t) // skips, or fails under CI, with the reason
 	}
 	data := filepath.Join(t.TempDir(), "dynalite")
 	for _, step := range []struct{ event, want string }{
@@ -80,8 +80,8 @@ func TestInvokeCreatePlantWithLocalTable(t *testing.T) {
 // the shell lose to the file, as under SAM.
 func TestInvokeCreatePlantOnGivenEndpoint(t *testing.T) {
 	t.Parallel()
-	srv := emulator.Moto(t)
-	table := emulator.NewTable(t, srv)
+	srv := dynamotest.Moto(t)
+	table := dynamotest.NewTable(t, srv)
 	envFile := filepath.Join(t.TempDir(), "env.json")
 	raw, _ := json.Marshal(map[string]map[string]string{"CreatePlantFunction": {"TABLE_NAME": table, "AWS_ENDPOINT_URL_DYNAMODB": srv.URL}})
 	if err := os.WriteFile(envFile, raw, 0o600); err != nil {

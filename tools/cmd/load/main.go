@@ -28,23 +28,25 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/proctest"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/boltstore"
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/plant"
-	"github.com/plantstore/plantstore/tools/emulator"
 	"github.com/plantstore/plantstore/tools/loadgen"
 	"github.com/plantstore/plantstore/tools/proc"
 )
 
 func main() {
 	proc.ExitOnSignal("load")
-	defer proc.StopAll() // children still running on an orderly exit (see package proc)
+	defer proctest.StopAll() // children still running on an orderly exit (see package proc)
 	if err := run(context.Background(), os.Args, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
-		proc.StopAll()
+		proctest.StopAll()
 		os.Exit(1)
 	}
 }
@@ -69,12 +71,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if o.mode != "embedded" && o.mode != "dynamodb" {
 		return fmt.Errorf("-mode %q: want embedded or dynamodb", o.mode)
 	}
-	dir, err := proc.TempDir("plantstore-load-")
+	dir, err := proctest.TempDir("plantstore-load-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin, err := proc.Build(dir, "./cmd/localapi")
+	bin, err := proctest.Build(dir, "./cmd/localapi")
 	if err != nil {
 		return err
 	}
@@ -88,12 +90,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		env = append(env, "STORE_PATH="+path)
 		check = func(map[int64][]plant.Plant) (map[int64]plant.Plant, error) { return readBolt(path) }
 	case "dynamodb":
-		srv, err := emulator.StartDynalite("")
+		srv, err := dynamotest.StartDynalite("")
 		if err != nil {
 			return err
 		}
 		defer srv.Stop()
-		if err := emulator.CreateTable(ctx, srv.Client(), "plants"); err != nil {
+		if err := dynamotest.CreateTable(ctx, srv.Client(), "plants"); err != nil {
 			return err
 		}
 		env = append(append(env, "TABLE_NAME=plants"), srv.Env()...)
@@ -108,7 +110,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 
-	server, err := proc.StartServer(bin, env, false, os.Stderr)
+	server, err := proctest.StartServer(bin, env, false, os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -129,7 +131,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		d.crashing.Store(true)
 		server.Kill()
 		crashes++
-		if server, err = proc.StartServer(bin, env, false, os.Stderr); err != nil {
+		if server, err = proctest.StartServer(bin, env, false, os.Stderr); err != nil {
 			return fmt.Errorf("restart after the crash: %w", err)
 		}
 		d.url.Store(&server.URL)

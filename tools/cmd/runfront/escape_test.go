@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/tools/blackbox"
+	"github.com/plantstore/plantstore/internal/devserver/devservertest"
 )
 
 // Request data reaches make run TRACE=1's terminal escaped: a request
@@ -19,7 +19,7 @@ import (
 func TestRequestDataIsPrintedEscaped(t *testing.T) {
 	t.Parallel()
 	l := launchTraced(t)
-	req, _ := http.NewRequest("POST", l.Banner.URL+blackbox.HostilePath, strings.NewReader(`{}`))
+	req, _ := http.NewRequest("POST", l.Banner.URL+devservertest.HostilePath, strings.NewReader(`{}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+l.Banner.Token)
 	resp, err := http.DefaultClient.Do(req)
@@ -28,8 +28,8 @@ func TestRequestDataIsPrintedEscaped(t *testing.T) {
 	}
 	resp.Body.Close()
 	l.Stdout.WaitMatch(t, regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d POST `+
-		regexp.QuoteMeta(blackbox.HostilePathEscaped)+` 404 `))
+		regexp.QuoteMeta(devservertest.HostilePathEscaped)+` 404 `))
 	l.Stderr.WaitFor(t, `"path":"/plants\r\u001b[2K12:00:00 POST /plants 200 created 1ms\u001b[2J\u001b]52;c;cHduZWQ=\u0007\u007f\u009b31m"`, 1)
 	l.Stop()
-	blackbox.NothingObeyed(t, map[string]string{"stdout": l.Stdout.String(), "stderr": l.Stderr.String()})
+	devservertest.NothingObeyed(t, map[string]string{"stdout": l.Stdout.String(), "stderr": l.Stderr.String()})
 }

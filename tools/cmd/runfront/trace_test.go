@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/tools/blackbox"
+	"github.com/plantstore/plantstore/internal/devserver/devservertest"
 	"github.com/plantstore/plantstore/tools/trace"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
@@ -44,7 +44,7 @@ func TestEveryRequestIsTraced(t *testing.T) {
 	}
 	traces := map[string]string{}
 	for _, r := range requests {
-		status, header, _ := blackbox.Post(t, banner.URL+r.path, r.token, r.body)
+		status, header, _ := devservertest.Post(t, banner.URL+r.path, r.token, r.body)
 		traceID := header.Get(trace.TraceHeader)
 		if status != r.status || traceID == "" {
 			t.Fatalf("%s: %d, trace %q", r.name, status, traceID)
@@ -73,7 +73,7 @@ func TestEveryRequestIsTraced(t *testing.T) {
 			t.Errorf("the conflict's page (%d) lacks %q:\n%s", resp.StatusCode, want, page)
 		}
 	}
-	if status, _, body := blackbox.AsAPage(t, banner.URL+trace.PagePrefix+"requests", "attacker.example", nil, ""); status != http.StatusForbidden {
+	if status, _, body := devservertest.AsAPage(t, banner.URL+trace.PagePrefix+"requests", "attacker.example", nil, ""); status != http.StatusForbidden {
 		t.Errorf("a page of another site read the requests: %d %s", status, body)
 	}
 

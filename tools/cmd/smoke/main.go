@@ -25,15 +25,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/proctest"
+
 	"github.com/plantstore/plantstore/tools/proc"
 )
 
 func main() {
 	proc.ExitOnSignal("smoke")
-	defer proc.StopAll()
+	defer proctest.StopAll()
 	if err := run(context.Background(), os.Args, os.Getenv, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "smoke:", err)
-		proc.StopAll()
+		proctest.StopAll()
 		os.Exit(1)
 	}
 }
@@ -56,7 +58,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	}
 	token := getenv("TOKEN")
 	if *start != "" {
-		dir, err := proc.TempDir("plantstore-smoke-")
+		dir, err := proctest.TempDir("plantstore-smoke-")
 		if err != nil {
 			return err
 		}
@@ -114,12 +116,12 @@ func padded(object string, n int) string {
 
 // startServer builds pkg into dir and starts it on a free port with its
 // store in dir.
-func startServer(pkg, dir string) (*proc.Server, error) {
-	bin, err := proc.Build(dir, pkg)
+func startServer(pkg, dir string) (*proctest.Server, error) {
+	bin, err := proctest.Build(dir, pkg)
 	if err != nil {
 		return nil, err
 	}
-	return proc.StartServer(bin, []string{"PORT=0", "STORE_PATH=" + filepath.Join(dir, "plants.db")}, true, os.Stderr)
+	return proctest.StartServer(bin, []string{"PORT=0", "STORE_PATH=" + filepath.Join(dir, "plants.db")}, true, os.Stderr)
 }
 
 // send makes one request and says what came back, with an error when it is

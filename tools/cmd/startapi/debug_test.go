@@ -13,11 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/tools/bootstraps"
+	"github.com/plantstore/plantstore/internal/proctest"
+
+	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/tools/delve"
-	"github.com/plantstore/plantstore/tools/emulator"
 	"github.com/plantstore/plantstore/tools/localfn"
-	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
@@ -30,8 +31,8 @@ func TestABreakpointStopsCreatePlant(t *testing.T) {
 	dlv := delve.Dlv(t, root)
 	dir := t.TempDir()
 	for fn, bin := range map[string]string{
-		"CreatePlantFunction": bootstraps.DebugBootstrap(t, "CreatePlantFunction"),
-		"AuthorizerFunction":  bootstraps.Bootstrap(t, "AuthorizerFunction"),
+		"CreatePlantFunction": lambdatest.DebugBootstrap(t, "CreatePlantFunction"),
+		"AuthorizerFunction":  lambdatest.Bootstrap(t, "AuthorizerFunction"),
 	} {
 		if err := os.MkdirAll(filepath.Join(dir, fn), 0o755); err != nil {
 			t.Fatal(err)
@@ -93,7 +94,7 @@ const handler = "github.com/plantstore/plantstore/internal/httpapi.handleCreateP
 // breakpoint in the handler, sees that it is not answered while stopped,
 // continues it (and any later stop) and expects the plant. It returns the
 // client, still continuing, and the debugged process id.
-func debugOnce(t *testing.T, when, addr string, banner proc.Banner, name string, id int, printed func() string) (*delve.Client, int) {
+func debugOnce(t *testing.T, when, addr string, banner proctest.Banner, name string, id int, printed func() string) (*delve.Client, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
@@ -149,7 +150,7 @@ func debugOnce(t *testing.T, when, addr string, banner proc.Banner, name string,
 func TestWatchKeepsDebuggingAfterARebuild(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
-		emulator.Dynalite(t) // skips, or fails under CI, with the reason
+		dynamotest.Dynalite(t) // skips, or fails under CI, with the reason
 	}
 	dlv := delve.Dlv(t, root)
 	const fn = "CreatePlantFunction"
@@ -159,7 +160,7 @@ func TestWatchKeepsDebuggingAfterARebuild(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	addr := delve.FreeAddr(t)
-	var stdout, stderr watchtest.Output
+	var stdout, stderr proctest.Output
 	printed := func() string { return stdout.String() + stderr.String() }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

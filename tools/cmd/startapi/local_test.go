@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/devserver"
-	"github.com/plantstore/plantstore/tools/blackbox"
-	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/internal/devserver/devservertest"
 	"github.com/plantstore/plantstore/tools/localserve"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
@@ -28,7 +28,7 @@ func startQuick(t *testing.T, adjust func(*localserve.Config), args ...string) s
 // startQuickOut is startQuick that also returns what start-api prints.
 func startQuickOut(t *testing.T, adjust func(*localserve.Config), args ...string) *watchtest.Launched {
 	t.Helper()
-	env := fixtures.Env()
+	env := apitest.Env()
 	env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = "http://127.0.0.1:9"
 	raw, _ := json.Marshal(env)
 	envFile := filepath.Join(t.TempDir(), "env.json")
@@ -73,7 +73,7 @@ func TestWebPagesAreRefused(t *testing.T) {
 		{"an allowed Host", "devbox.test:" + port, "", 401, 40100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, header, body := blackbox.AsAPage(t, url+"/plants", tc.host, map[string]string{"Origin": tc.origin}, `{"id":1,"name":"x"}`)
+			status, header, body := devservertest.AsAPage(t, url+"/plants", tc.host, map[string]string{"Origin": tc.origin}, `{"id":1,"name":"x"}`)
 			var e struct {
 				Error   int32  `json:"error"`
 				Message string `json:"message"`
@@ -94,5 +94,5 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 	url := startQuick(t, func(c *localserve.Config) {
 		c.Timeouts = devserver.Timeouts{ReadHeader: time.Second, Read: time.Second, Idle: time.Second}
 	})
-	blackbox.CutsOffATrickle(t, strings.TrimPrefix(url, "http://"), "POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+	devservertest.CutsOffATrickle(t, strings.TrimPrefix(url, "http://"), "POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
 }

@@ -7,42 +7,43 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/plantstore/plantstore/tools/blackbox"
-	"github.com/plantstore/plantstore/tools/bootstraps"
-	"github.com/plantstore/plantstore/tools/emulator"
-	"github.com/plantstore/plantstore/tools/fixtures"
-	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/internal/proctest"
+
+	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
-func TestMain(m *testing.M) { emulator.Main(m, bootstraps.Cleanup) }
+func TestMain(m *testing.M) { dynamotest.Main(m, lambdatest.Cleanup) }
 
 var root = filepath.Join("..", "..", "..")
 
 // startAPI runs the tool as make start-api does, on a free port, with
 // events/env.json and its own dynalite data directory, and waits for its banner.
-func startAPI(t *testing.T) proc.Banner {
+func startAPI(t *testing.T) proctest.Banner {
 	t.Helper()
 	var dir string
 	for _, fn := range []string{"CreatePlantFunction", "AuthorizerFunction"} {
-		dir = filepath.Dir(filepath.Dir(bootstraps.Bootstrap(t, fn)))
+		dir = filepath.Dir(filepath.Dir(lambdatest.Bootstrap(t, fn)))
 	}
 	return startAPIWith(t, dir)
 }
 
 // startAPIWith runs start-api on the bootstraps in dir (<Function>/bootstrap)
 // with more flags, and returns its banner once it listens.
-func startAPIWith(t *testing.T, dir string, flags ...string) proc.Banner {
+func startAPIWith(t *testing.T, dir string, flags ...string) proctest.Banner {
 	t.Helper()
 	banner, _ := startAPIOut(t, dir, flags...)
 	return banner
 }
 
 // startAPIOut is startAPIWith that also returns what start-api prints.
-func startAPIOut(t *testing.T, dir string, flags ...string) (proc.Banner, *bootstraps.Output) {
+func startAPIOut(t *testing.T, dir string, flags ...string) (proctest.Banner, *proctest.Output) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
-		emulator.Dynalite(t) // skips, or fails under CI, with the reason
+		dynamotest.Dynalite(t) // skips, or fails under CI, with the reason
 	}
 	shell := map[string]string{"PORT": "0"}
 	args := []string{"startapi", "-bootstraps", dir, "-template", filepath.Join(root, "template.yaml"),
@@ -55,7 +56,7 @@ func startAPIOut(t *testing.T, dir string, flags ...string) (proc.Banner, *boots
 
 // launch runs serve (start-api's Run, or its Serve) until the test ends
 // (watchtest.Launch) and returns its banner and what it prints.
-func launch(t *testing.T, serve func(ctx context.Context, stdout, stderr io.Writer) error) (proc.Banner, *bootstraps.Output) {
+func launch(t *testing.T, serve func(ctx context.Context, stdout, stderr io.Writer) error) (proctest.Banner, *proctest.Output) {
 	t.Helper()
 	l := watchtest.Launch(t, true, serve)
 	return l.Banner, l.Stdout
@@ -66,10 +67,10 @@ func launch(t *testing.T, serve func(ctx context.Context, stdout, stderr io.Writ
 func TestStartAPIPassesTheBlackBoxSuite(t *testing.T) {
 	t.Parallel()
 	banner := startAPI(t)
-	blackbox.Run(t, blackbox.Target{
-		URL: banner.URL, Secret: []byte(fixtures.Secret), Issuer: fixtures.Issuer, Audience: fixtures.Audience,
-		Scope: fixtures.Scope, Gateway: true,
+	devservertest.Run(t, devservertest.Target{
+		URL: banner.URL, Secret: []byte(apitest.Secret), Issuer: apitest.Issuer, Audience: apitest.Audience,
+		Scope: apitest.Scope, Gateway: true,
 	})
 	// The printed token is accepted too.
-	blackbox.RunCreate(t, banner.URL, banner.Token)
+	devservertest.RunCreate(t, banner.URL, banner.Token)
 }

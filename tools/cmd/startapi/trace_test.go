@@ -19,8 +19,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"github.com/plantstore/plantstore/tools/blackbox"
-	"github.com/plantstore/plantstore/tools/bootstraps"
+	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/tools/trace"
 )
 
@@ -28,7 +28,7 @@ import (
 // trace id start-api names in its answer.
 func send(t *testing.T, url, token, body string) (int, string) {
 	t.Helper()
-	status, header, _ := blackbox.Post(t, url+"/plants", token, body)
+	status, header, _ := devservertest.Post(t, url+"/plants", token, body)
 	return status, header.Get(trace.TraceHeader)
 }
 
@@ -69,7 +69,7 @@ func TestEveryRequestPrintsItsSteps(t *testing.T) {
 func bootstrapDir(t *testing.T) string {
 	var dir string
 	for _, fn := range []string{"CreatePlantFunction", "AuthorizerFunction"} {
-		dir = filepath.Dir(filepath.Dir(bootstraps.Bootstrap(t, fn)))
+		dir = filepath.Dir(filepath.Dir(lambdatest.Bootstrap(t, fn)))
 	}
 	return dir
 }

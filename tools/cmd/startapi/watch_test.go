@@ -12,7 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/internal/proctest"
+
+	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/tools/localfn"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
@@ -26,14 +28,14 @@ import (
 func TestReloads(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
-		emulator.Dynalite(t) // skips, or fails under CI, with the reason
+		dynamotest.Dynalite(t) // skips, or fails under CI, with the reason
 	}
 	tree := watchtest.CopyTree(t)
 	boots := t.TempDir()
 	if out, err := localfn.Build(tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}, ""); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	var stdout, stderr watchtest.Output
+	var stdout, stderr proctest.Output
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	args := []string{"startapi", "-watch", "-bootstraps", boots, "-template", filepath.Join(tree, "template.yaml"),

@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 
-	"github.com/plantstore/plantstore/tools/bootstraps"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 )
 
 // A function whose init fails (LOG_LEVEL=bogus: lambdainit posts the reason
@@ -27,7 +27,7 @@ import (
 // again), never a panic and an empty reply; the init error is printed.
 func TestAFailedInitIsAFunctionError(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Dir(filepath.Dir(bootstraps.Bootstrap(t, "CreatePlantFunction")))
+	dir := filepath.Dir(filepath.Dir(lambdatest.Bootstrap(t, "CreatePlantFunction")))
 	s := startServer(t, dir, map[string]map[string]string{"CreatePlantFunction": {"LOG_LEVEL": "bogus"}}, map[string]string{}, nil)
 	client := awslambda.New(awslambda.Options{
 		Region: "us-east-1", BaseEndpoint: aws.String(s.url),

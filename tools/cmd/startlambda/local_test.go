@@ -15,14 +15,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/proctest"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/devserver"
-	"github.com/plantstore/plantstore/tools/blackbox"
-	"github.com/plantstore/plantstore/tools/bootstraps"
-	"github.com/plantstore/plantstore/tools/fixtures"
+	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/tools/localserve"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
@@ -30,7 +32,7 @@ import (
 // server is make start-lambda run by a test.
 type server struct {
 	url            string
-	stdout, stderr *bootstraps.Output
+	stdout, stderr *proctest.Output
 }
 
 // startServer runs make start-lambda's serve with the bootstraps in dir,
@@ -39,7 +41,7 @@ type server struct {
 // 0 unless it says), and cfg as adjust leaves it; it waits for the banner.
 func startServer(t *testing.T, dir string, envs map[string]map[string]string, shell map[string]string, adjust func(*localserve.Config), args ...string) *server {
 	t.Helper()
-	env := fixtures.Env()
+	env := apitest.Env()
 	env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = "http://127.0.0.1:9"
 	for fn, vars := range envs {
 		maps.Copy(env[fn], vars)
@@ -55,7 +57,7 @@ func startServer(t *testing.T, dir string, envs map[string]map[string]string, sh
 	lookupEnv := func(k string) (string, bool) { v, ok := shell[k]; return v, ok }
 	args = append([]string{"startlambda", "-bootstraps", dir, "-template", filepath.Join(root, "template.yaml"),
 		"-env", envFile, "-data", filepath.Join(t.TempDir(), "dynalite")}, args...)
-	var parsing bootstraps.Output
+	var parsing proctest.Output
 	cfg, err := command.Parse(args, lookupEnv, &parsing)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, parsing.String())
@@ -92,7 +94,7 @@ func TestWebPagesAreRefused(t *testing.T) {
 		{"an allowed Host", "devbox.test:" + port, "", "Nope", 404, "ResourceNotFound"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, header, body := blackbox.AsAPage(t, s.url+"/2015-03-31/functions/"+tc.function+"/invocations", tc.host, map[string]string{"Origin": tc.origin}, `{}`)
+			status, header, body := devservertest.AsAPage(t, s.url+"/2015-03-31/functions/"+tc.function+"/invocations", tc.host, map[string]string{"Origin": tc.origin}, `{}`)
 			var doc struct{ Type, Message string }
 			if status != tc.status || header.Get("X-Amzn-Errortype") != tc.errorType || json.Unmarshal(body, &doc) != nil || doc.Type != "User" || doc.Message == "" {
 				t.Errorf("Host %s, Origin %q: %d %s %s, want %d %s in the Invoke API's error shape",
@@ -109,7 +111,7 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 	s := startServer(t, t.TempDir(), nil, map[string]string{}, func(c *localserve.Config) {
 		c.Timeouts = devserver.Timeouts{ReadHeader: time.Second, Read: time.Second, Idle: time.Second}
 	})
-	blackbox.CutsOffATrickle(t, strings.TrimPrefix(s.url, "http://"), "POST /2015-03-31/functions/CreatePlantFunction/invocations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{")
+	devservertest.CutsOffATrickle(t, strings.TrimPrefix(s.url, "http://"), "POST /2015-03-31/functions/CreatePlantFunction/invocations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{")
 }
 
 // The PreTraffic hook, invoked through make start-lambda from a shell that
@@ -122,7 +124,7 @@ func TestPreTrafficHookReportsLocally(t *testing.T) {
 	t.Parallel()
 	var dir string
 	for _, fn := range []string{"CreatePlantFunction", "AuthorizerFunction", "PreTrafficFunction"} {
-		dir = filepath.Dir(filepath.Dir(bootstraps.Bootstrap(t, fn)))
+		dir = filepath.Dir(filepath.Dir(lambdatest.Bootstrap(t, fn)))
 	}
 	port := freePort(t) // the hook calls back into make start-lambda, so its URL goes into the env file
 	url := "http://127.0.0.1:" + port

@@ -8,16 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/proctest"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 
-	"github.com/plantstore/plantstore/tools/bootstraps"
-	"github.com/plantstore/plantstore/tools/emulator"
-	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/lambdatest"
 )
 
-func TestMain(m *testing.M) { emulator.Main(m, bootstraps.Cleanup) }
+func TestMain(m *testing.M) { dynamotest.Main(m, lambdatest.Cleanup) }
 
 var root = filepath.Join("..", "..", "..")
 
@@ -27,23 +28,23 @@ var root = filepath.Join("..", "..", "..")
 func TestStartLambdaServesTheSDK(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
-		emulator.Dynalite(t) // skips, or fails under CI, with the reason
+		dynamotest.Dynalite(t) // skips, or fails under CI, with the reason
 	}
 	var dir string
 	for _, fn := range []string{"CreatePlantFunction", "AuthorizerFunction", "PreTrafficFunction"} {
-		dir = filepath.Dir(filepath.Dir(bootstraps.Bootstrap(t, fn)))
+		dir = filepath.Dir(filepath.Dir(lambdatest.Bootstrap(t, fn)))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr bootstraps.Output
+	var stdout, stderr proctest.Output
 	done := make(chan error, 1)
 	args := []string{"startlambda", "-bootstraps", dir, "-template", filepath.Join(root, "template.yaml"),
 		"-env", filepath.Join(root, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite")}
 	go func() {
 		done <- command.Run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
 	}()
-	var banner proc.Banner
+	var banner proctest.Banner
 	for deadline := time.Now().Add(60 * time.Second); !banner.Complete(false); time.Sleep(20 * time.Millisecond) {
-		banner = proc.Banner{}
+		banner = proctest.Banner{}
 		for _, line := range strings.Split(stdout.String(), "\n") {
 			banner.Line(line)
 		}

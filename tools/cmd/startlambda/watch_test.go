@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/internal/proctest"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 
-	"github.com/plantstore/plantstore/tools/emulator"
+	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/tools/localfn"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
@@ -22,14 +24,14 @@ import (
 func TestReloads(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
-		emulator.Dynalite(t)
+		dynamotest.Dynalite(t)
 	}
 	tree := watchtest.CopyTree(t)
 	boots := t.TempDir()
 	if out, err := localfn.Build(tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction", "PreTrafficFunction"}, ""); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	var stdout, stderr watchtest.Output
+	var stdout, stderr proctest.Output
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	args := []string{"startlambda", "-watch", "-bootstraps", boots, "-template", filepath.Join(tree, "template.yaml"),

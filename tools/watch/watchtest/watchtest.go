@@ -1,6 +1,6 @@
 // Package watchtest is what the tests of the local tools share: a copy of
 // the repository to edit, and output that a test can wait on, line by line
-// (bootstraps.Output is this Output).
+// (proctest.Output is this Output).
 package watchtest
 
 import (
@@ -10,13 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/internal/proctest"
 )
 
 // CopyTree copies the files git tracks (and node_modules' dynalite link,
@@ -72,64 +71,6 @@ func Edit(t *testing.T, path, old, new string) {
 	}
 }
 
-// Output is an io.Writer that a test can wait on.
-type Output struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *Output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-func (o *Output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
-}
-
-// WaitFor waits until the output holds want n times, and fails the test
-// after a generous bound (it only stops a hang: the wait ends on the line).
-func (o *Output) WaitFor(t *testing.T, want string, n int) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
-	for strings.Count(o.String(), want) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q (x%d) within 3 minutes:\n%s", want, n, o.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// WaitMatch waits until the output has a match of re and returns it; the
-// bound only stops a hang, as WaitFor's.
-func (o *Output) WaitMatch(t *testing.T, re *regexp.Regexp) string {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		if m := re.FindString(o.String()); m != "" {
-			return m
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no match of %s within 3 minutes:\n%s", re, o.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// Banner waits for a tool's banner ("listening on", the token, "Try:") in o.
-func (o *Output) Banner(t *testing.T) proc.Banner {
-	t.Helper()
-	o.WaitFor(t, "Try:", 1)
-	var b proc.Banner
-	for _, line := range strings.Split(o.String(), "\n") {
-		b.Line(line)
-	}
-	return b
-}
-
 // During sends requests with send from workers goroutines until the
 // returned stop is called; stop reports how many were answered and the
 // first failure (send's error), if any.
@@ -167,8 +108,8 @@ func During(workers int, send func() error) (stop func() (answered int64, failur
 
 // Launched is a tool that a test runs until it ends.
 type Launched struct {
-	Banner         proc.Banner
-	Stdout, Stderr *Output
+	Banner         proctest.Banner
+	Stdout, Stderr *proctest.Output
 	Stop           func() // stops it now; the test's end stops it too
 }
 
@@ -179,7 +120,7 @@ type Launched struct {
 func Launch(t *testing.T, wantToken bool, serve func(ctx context.Context, stdout, stderr io.Writer) error) *Launched {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &Launched{Stdout: &Output{}, Stderr: &Output{}}
+	l := &Launched{Stdout: &proctest.Output{}, Stderr: &proctest.Output{}}
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, l.Stdout, l.Stderr) }()
 	var once sync.Once
@@ -202,7 +143,7 @@ func Launch(t *testing.T, wantToken bool, serve func(ctx context.Context, stdout
 	t.Cleanup(l.Stop)
 	deadline := time.After(3 * time.Minute)
 	for {
-		var banner proc.Banner
+		var banner proctest.Banner
 		for _, line := range strings.Split(l.Stdout.String(), "\n") {
 			banner.Line(line)
 		}

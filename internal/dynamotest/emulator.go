@@ -1,0 +1,280 @@
+// Package emulator starts the DynamoDB-compatible servers moto_server and
+// dynalite on loopback, for tests (Moto, Dynalite, NewTable, Main) and for
+// `make invoke`, `make start-api`, `make load` and `make bench`, and creates
+// the plants table on them. docs/design.md ("DynamoDB-compatible servers")
+// says what each is faithful in and why both run.
+package dynamotest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/plantstore/plantstore/internal/proctest"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/plant"
+)
+
+// Region and credentials for local servers (they accept any).
+const (
+	Region    = "us-east-1"
+	AccessKey = "test"
+	SecretKey = "test"
+)
+
+// Server is a running DynamoDB-compatible server.
+type Server struct {
+	Name string
+	URL  string
+	cmd  *exec.Cmd
+	// stop ends what stands before the server (dynalite's guarded front)
+	// and removes its socket's folder.
+	stop func()
+	// serial makes clients send one request at a time (moto's threaded
+	// server shares unlocked state between requests).
+	serial *sync.Mutex
+}
+
+var motoSerial sync.Mutex
+
+// StartMoto starts moto_server (see start).
+func StartMoto() (*Server, error) {
+	bin, err := exec.LookPath("moto_server")
+	if err != nil {
+		return nil, fmt.Errorf("moto_server is not installed (pip install 'moto[server]'): %w", err)
+	}
+	// moto_server runs Werkzeug's run_simple, which takes unix://PATH for a
+	// host.
+	s, err := start("moto", func(sock string) *exec.Cmd { return exec.Command(bin, "-H", "unix://"+sock, "-p", "0") })
+	if s != nil {
+		s.serial = &motoSerial
+	}
+	return s, err
+}
+
+// StartDynalite starts dynalite (see start), with a path keeping its data
+// there across runs, else in memory.
+func StartDynalite(path string) (*Server, error) {
+	bin, err := findDynalite()
+	if err != nil {
+		return nil, err
+	}
+	// dynalite's cli.js passes --port to node's server.listen, which takes a
+	// path for a Unix socket.
+	return start("dynalite", func(sock string) *exec.Cmd {
+		args := []string{"--port", sock, "--createTableMs", "0", "--deleteTableMs", "0"}
+		if path != "" {
+			args = append(args, "--path", path)
+		}
+		return exec.Command(bin, args...)
+	})
+}
+
+// start runs the server that command makes, listening on a Unix socket in a
+// folder only this user may enter, so that neither another user nor a web
+// page reaches it: both emulators answer every origin's page
+// (dynalite with Access-Control-Allow-Origin: *, moto by echoing the
+// Origin). Server.URL is a loopback port that serves it behind Guard.
+func start(name string, command func(sock string) *exec.Cmd) (*Server, error) {
+	dir, err := os.MkdirTemp("", name+"-") // mode 0700
+	if err != nil {
+		return nil, err
+	}
+	sock := filepath.Join(dir, name+".sock")
+	cmd := command(sock)
+	if err := proctest.Start(cmd); err != nil { // its own process group, killed with its parent
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	s := &Server{Name: name, cmd: cmd, stop: func() { os.RemoveAll(dir) }}
+	if err := listening(s, "unix", sock); err != nil {
+		return nil, err
+	}
+	url, stopFront, err := front(sock)
+	if err != nil {
+		s.Stop()
+		return nil, err
+	}
+	s.URL = url
+	s.stop = func() { stopFront(); os.RemoveAll(dir) }
+	return s, nil
+}
+
+// listening waits until s accepts connections at addr, or stops it.
+func listening(s *Server, network, addr string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout(network, addr, 200*time.Millisecond); err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.Stop()
+	return fmt.Errorf("%s did not listen on %s within 30s", s.Name, addr)
+}
+
+// Stop kills the server.
+func (s *Server) Stop() {
+	if s.cmd.Process != nil {
+		proctest.Kill(s.cmd) // the group: npm's dynalite runs node under a shell
+		s.cmd.Wait()
+	}
+	if s.stop != nil {
+		s.stop()
+	}
+}
+
+// findDynalite looks at $DYNALITE, then node_modules/.bin in the working
+// directory or above it (make installs it there), then $PATH.
+func findDynalite() (string, error) {
+	if p := os.Getenv("DYNALITE"); p != "" {
+		return p, nil
+	}
+	dir, _ := os.Getwd()
+	for {
+		p := filepath.Join(dir, "node_modules", ".bin", "dynalite")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	if p, err := exec.LookPath("dynalite"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("dynalite is not installed (npm ci, from package.json)")
+}
+
+// Client returns a DynamoDB client for s with the SDK's standard retryer.
+func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	opts := dynamodb.Options{
+		Region:       Region,
+		BaseEndpoint: aws.String(s.URL),
+		Credentials:  credentials.NewStaticCredentialsProvider(AccessKey, SecretKey, ""),
+	}
+	if s.serial != nil {
+		opts.HTTPClient = serialClient{mu: s.serial, next: awshttp.NewBuildableClient()}
+	}
+	return dynamodb.New(opts, optFns...)
+}
+
+type serialClient struct {
+	mu   *sync.Mutex
+	next *awshttp.BuildableClient
+}
+
+func (c serialClient) Do(r *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	resp, err := c.next.Do(r)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body) // the whole answer inside the lock
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, err
+}
+
+// Env is the environment a child process needs to reach s through the SDK's
+// standard variables.
+func (s *Server) Env() []string {
+	return []string{
+		"AWS_REGION=" + Region,
+		"AWS_ACCESS_KEY_ID=" + AccessKey,
+		"AWS_SECRET_ACCESS_KEY=" + SecretKey,
+		"AWS_ENDPOINT_URL_DYNAMODB=" + s.URL,
+	}
+}
+
+// CreateTable creates a plants table as template.yaml declares it (partition
+// key id, N; on demand) and waits until it is active. An existing table is
+// left as it is.
+func CreateTable(ctx context.Context, c *dynamodb.Client, name string) error {
+	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            &name,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeN}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	})
+	if _, exists := errors.AsType[*types.ResourceInUseException](err); err != nil && !exists {
+		return fmt.Errorf("create table %s: %w", name, err)
+	}
+	return dynamodb.NewTableExistsWaiter(c, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay = 10 * time.Millisecond
+		o.MaxDelay = 200 * time.Millisecond
+	}).Wait(ctx, &dynamodb.DescribeTableInput{TableName: &name}, 20*time.Second)
+}
+
+// Local is the DynamoDB that make invoke and make start-api give a function
+// whose resolved environment declares AWS_ENDPOINT_URL_DYNAMODB and leaves it
+// empty: a dynalite that keeps its data in Dir, with the function's table and
+// the fixtures' seed plant (id 100, which the replay and conflict events
+// name), started on first need and shared. An env file that names an
+// endpoint keeps it. Call Stop when done.
+type Local struct {
+	Dir string
+	Log io.Writer // where it says where it runs
+	srv *Server
+}
+
+// Provide points env at the local dynalite when env declares the endpoint
+// variable and it is empty; a resolved environment holds only declared names.
+func (l *Local) Provide(ctx context.Context, env map[string]string) error {
+	if v, declared := env["AWS_ENDPOINT_URL_DYNAMODB"]; !declared || v != "" {
+		return nil
+	}
+	table := env["TABLE_NAME"]
+	if table == "" {
+		return errors.New("no TABLE_NAME for the local table")
+	}
+	if l.srv == nil {
+		if err := os.MkdirAll(l.Dir, 0o700); err != nil {
+			return err
+		}
+		srv, err := StartDynalite(l.Dir)
+		if err != nil {
+			return err
+		}
+		l.srv = srv
+		fmt.Fprintf(l.Log, "dynalite on %s (data in %s)\n", srv.URL, l.Dir)
+	}
+	client := l.srv.Client()
+	if err := CreateTable(ctx, client, table); err != nil {
+		return err
+	}
+	// A different plant 100 that someone stored by hand stays.
+	if err := apitest.Seed(ctx, dynamo.New(client, table, time.Now)); err != nil && !errors.Is(err, plant.ErrExists) {
+		return err
+	}
+	env["AWS_ENDPOINT_URL_DYNAMODB"] = l.srv.URL
+	return nil
+}
+
+// Stop stops the dynalite, if one was started.
+func (l *Local) Stop() {
+	if l.srv != nil {
+		l.srv.Stop()
+	}
+}

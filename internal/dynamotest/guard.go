@@ -1,0 +1,57 @@
+package dynamotest
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/plantstore/plantstore/internal/devserver"
+)
+
+// Guard is what a browser meets at a local DynamoDB endpoint:
+// devserver.LoopbackOnly, as the local API has it (a foreign Host, a foreign
+// Origin and Sec-Fetch-Site cross-site get 403, in DynamoDB's error shape).
+// A proxy before the server also drops its CORS headers (StripCORS).
+// dynalite answers every origin with Access-Control-Allow-Origin: * (its
+// index.js), so without both a page of any site could read and write the
+// local table; SDKs and the CLI send a loopback Host and no Origin, and pass.
+func Guard(next http.Handler) http.Handler {
+	return devserver.LoopbackOnly(next, nil, func(w http.ResponseWriter, _ *http.Request, reason string) {
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.WriteHeader(http.StatusForbidden)
+		_ = json.NewEncoder(w).Encode(map[string]string{"__type": "com.amazonaws.dynamodb.v20120810#AccessDeniedException", "message": "refused: " + reason})
+	})
+}
+
+// StripCORS drops the Access-Control-* headers of an answer, as a reverse
+// proxy's ModifyResponse: no page of another origin may read it.
+func StripCORS(resp *http.Response) error {
+	for k := range resp.Header {
+		if strings.HasPrefix(k, "Access-Control-") {
+			resp.Header.Del(k)
+		}
+	}
+	return nil
+}
+
+// front serves Guard before a server that listens on the Unix socket sock,
+// on a free loopback port; it returns that port's URL and a stop.
+func front(sock string) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: "emulator"})
+	proxy.ModifyResponse = StripCORS
+	proxy.Transport = &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}
+	srv := &http.Server{Handler: Guard(proxy), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+}

@@ -1,0 +1,78 @@
+package dynamotest
+
+// What tests use: each server started once per test binary, a fresh table
+// per test. A test that needs a server skips when it is not installed, except
+// under CI=true, where it fails: CI must run every test.
+
+import (
+	"context"
+	"crypto/rand"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plantstore/plantstore/internal/proctest"
+)
+
+type shared struct {
+	once sync.Once
+	srv  *Server
+	err  error
+}
+
+var moto, dynalite shared
+
+// Moto returns the shared moto_server. It returns the old item on a failed
+// condition, but its conditional writes are not atomic: do not race on it.
+func Moto(t testing.TB) *Server {
+	t.Helper()
+	return get(t, &moto, "moto", StartMoto)
+}
+
+// Dynalite returns the shared in-memory dynalite. It serializes writes per
+// item and ignores ReturnValuesOnConditionCheckFailure.
+func Dynalite(t testing.TB) *Server {
+	t.Helper()
+	return get(t, &dynalite, "dynalite", func() (*Server, error) { return StartDynalite("") })
+}
+
+// Main runs the tests, then the after functions, then stops the servers the
+// tests started and any other child process (proctest.StopAll), and exits.
+func Main(m *testing.M, after ...func()) {
+	code := m.Run()
+	for _, f := range after {
+		f()
+	}
+	for _, s := range []*shared{&moto, &dynalite} {
+		if s.srv != nil {
+			s.srv.Stop()
+		}
+	}
+	proctest.StopAll()
+	os.Exit(code)
+}
+
+func get(t testing.TB, s *shared, name string, start func() (*Server, error)) *Server {
+	t.Helper()
+	s.once.Do(func() { s.srv, s.err = start() })
+	if s.err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s: %v", name, s.err)
+		}
+		t.Skipf("%s: %v (make test installs and starts it)", name, s.err)
+	}
+	return s.srv
+}
+
+// NewTable creates a fresh plants table on s and returns its name.
+func NewTable(t testing.TB, s *Server) string {
+	t.Helper()
+	name := "plants-" + rand.Text()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := CreateTable(ctx, s.Client(), name); err != nil {
+		t.Fatalf("%s: %v", s.Name, err)
+	}
+	return name
+}

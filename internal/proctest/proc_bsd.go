@@ -1,0 +1,14 @@
+//go:build unix && !linux
+
+package proctest
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// prepare puts the child in its own group; macOS and the BSDs cannot tie it
+// to this process's death, so StopAll covers an orderly exit.
+func prepare(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}

@@ -1,0 +1,11 @@
+//go:build !unix
+
+package proctest
+
+import "os/exec"
+
+func prepare(*exec.Cmd) {}
+
+func killGroup(cmd *exec.Cmd) { _ = cmd.Process.Kill() }
+
+func terminate(cmd *exec.Cmd) { _ = cmd.Process.Kill() }
