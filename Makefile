@@ -22,6 +22,11 @@ DLV_VERSION         ?= v1.27.2
 # files and URLs that its user names.
 GOSEC_EXCLUDE := tools
 
+# Two modules (docs/design.md, "Two modules"): the product at the root and
+# the tools in tools/, which go.work joins for development. What ships is
+# built from the product's go.mod alone (GOWORK=off), whatever a workspace
+# selects; repocheck (make lint) holds that the workspace selects the same.
+#
 # Lambda builds (docs/design.md, "What runs where"): static, no RPC, trimmed,
 # stripped, for the template's architecture. `sam build` hands its whole
 # environment to make, so a GOARCH exported in the user's shell must not pick
@@ -61,7 +66,7 @@ FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerif
 # run: a built binary exits 0 on a clean Ctrl-C and its one-line errors stand
 # alone, where `go run` adds "exit status 1" and turns Ctrl-C into an error.
 bin/localapi:
-	@$(GO) build -o $@ ./cmd/localapi
+	@GOWORK=off $(GO) build -o $@ ./cmd/localapi
 bin/startapi bin/startlambda bin/invoke bin/runfront:
 	@$(GO) build -o $@ ./tools/cmd/$(notdir $@)
 
@@ -75,7 +80,7 @@ run: $(if $(WATCH)$(TRACE),bin/runfront,bin/localapi) ## the local API on 127.0.
 # when one is missing instead of skipping (plain `go test` skips them and says
 # that make test installs them), since the prerequisites above install each.
 test: node_modules moto $(TOOLS)/dlv chromium ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME executions
-	CI=true $(if $(filter true,$(CI)),,$(if $(shell command -v chromium || command -v chromium-browser || command -v google-chrome),,NO_BROWSER=1)) $(GO) test -race -count=1 ./...
+	CI=true $(if $(filter true,$(CI)),,$(if $(shell command -v chromium || command -v chromium-browser || command -v google-chrome),,NO_BROWSER=1)) $(GO) test -race -count=1 ./... ./tools/...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 
 fuzz: ## each fuzz target for FUZZTIME executions (default 20000x; e.g. make fuzz FUZZTIME=1000000x); all run, a failure prints its whole output
@@ -93,17 +98,20 @@ fuzz: ## each fuzz target for FUZZTIME executions (default 20000x; e.g. make fuz
 lint: tools node_modules ## gofmt, go vet (also for macOS and Windows), staticcheck, gosec, cfn-lint (template.yaml, pipeline/roles.yaml), actionlint, the deploy preflight, no build outputs in git
 	@$(GO) run ./tools/cmd/repocheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
-	$(GO) vet ./...
-	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
-	GOOS=windows GOARCH=amd64 $(GO) vet ./...
-	$(TOOLS)/staticcheck ./...
+	GOWORK=off $(GO) mod tidy -diff
+	GOWORK=off $(GO) -C tools mod tidy -diff
+	GOWORK=off $(GO) vet ./...
+	GOWORK=off $(GO) -C tools vet ./...
+	GOOS=darwin GOARCH=arm64 $(GO) vet ./... ./tools/...
+	GOOS=windows GOARCH=amd64 $(GO) vet ./... ./tools/...
+	$(TOOLS)/staticcheck ./... ./tools/...
 	$(TOOLS)/gosec -quiet $(addprefix -exclude-dir=,$(GOSEC_EXCLUDE)) ./...
 	@command -v cfn-lint >/dev/null || python3 -m pip install --quiet cfn-lint
 	cfn-lint template.yaml pipeline/roles.yaml
 	cfn-lint template.yaml --parameters EnableWaf=true DomainName=api.example.com CertificateArn=arn:aws:acm:us-east-1:123456789012:certificate/example HostedZoneId=Z0EXAMPLE CreatePlantReservedConcurrency=100 DeploymentType=AllAtOnce
 	$(TOOLS)/actionlint .github/workflows/*.yml
 	CI=true $(GO) test -short -count=1 ./tools/preflight
-	@echo "lint: clean (repocheck, gofmt, go vet for linux, darwin and windows, staticcheck $(STATICCHECK_VERSION), gosec $(GOSEC_VERSION), cfn-lint on both templates, actionlint $(ACTIONLINT_VERSION), the deploy preflight)"
+	@echo "lint: clean (repocheck, go mod tidy and go vet of each module alone, go vet for linux, darwin and windows, staticcheck $(STATICCHECK_VERSION), gosec $(GOSEC_VERSION), cfn-lint on both templates, actionlint $(ACTIONLINT_VERSION), the deploy preflight)"
 
 preflight-accept: node_modules ## after a change you mean: write the preflight's reviewed access snapshot (tools/preflight/testdata/access.txt) and, for replacements tools/preflight/allowlist.yaml acknowledges, its stateful reference; commit the diff for review
 	CI=true UPDATE_PREFLIGHT=1 $(GO) test -count=1 -run '^(TestAccessIsTheReviewedSnapshot|TestStatefulReference)$$' ./tools/preflight
@@ -119,7 +127,7 @@ build-PreTrafficFunction: ## (SAM) the PreTraffic hook's bootstrap into $(ARTIFA
 
 build-lambda: ## the bootstrap of Go package PKG into $(ARTIFACTS_DIR), with the flags above
 	@test -n "$(ARTIFACTS_DIR)" || { echo "build-lambda: ARTIFACTS_DIR is not set (sam build sets it; or: make build)" >&2; exit 2; }
-	GOOS=linux GOARCH=$(LAMBDA_ARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap $(PKG)
+	GOWORK=off GOOS=linux GOARCH=$(LAMBDA_ARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap $(PKG)
 
 build: ## every function's bootstrap (createplant, the authorizer, the hook) into bin/<arch>/<function>/bootstrap (arm64; GOARCH=amd64 make build for another)
 	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(BUILD_ARCH)/$$f GOARCH=$(BUILD_ARCH); done

@@ -18,25 +18,22 @@ require (
 	// schemas package, so it adds no schema variables to the hook's init.
 	github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider v1.70.0
 	// Pinned at v1.68.0, the last release before schema-based serde (v1.69.0),
-	// whose generated schema variables initialise at process start: createplant's
-	// cold start was 1.38-1.43x hello-world at v1.73.1 and is 1.19-1.26x here, the
-	// package init 810 KB / 4,603 allocations against 221 KB / 1,411
-	// (docs/performance.md, "The SDK line"). Lift the pin when upstream makes that
-	// init lazy, or when a fix we need lands after v1.68.0; measure with
+	// whose generated schema variables initialise at process start and lengthen
+	// createplant's cold start and package init (docs/performance.md, "The SDK
+	// line", measured side by side). Lift the pin when upstream makes that init
+	// lazy, or when a fix we need lands after v1.68.0; measure with
 	// `go run ./tools/cmd/bench -only cold -compare label=<other bootstrap>`.
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.68.0
 	github.com/aws/aws-sdk-go-v2/service/lambda v1.114.2
 	github.com/aws/smithy-go v1.28.8
 	github.com/awslabs/aws-lambda-go-api-proxy v0.16.2
-	github.com/dlclark/regexp2 v1.11.0
-	github.com/fsnotify/fsnotify v1.10.1 // WATCH=1 of the local tools
+	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/golang-jwt/jwt/v5 v5.3.1
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/time v0.15.0
 	gopkg.in/yaml.v3 v3.0.1
-	mvdan.cc/sh/v3 v3.14.1 // the shell parser of tools/preflight's workflow rules
 )
 
 require (
@@ -45,7 +42,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/internal/configsources v1.5.10 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/endpoints/v2 v2.8.10 // indirect
 	github.com/aws/aws-sdk-go-v2/internal/v4a v1.5.10 // indirect
-	github.com/aws/aws-sdk-go-v2/service/dynamodbstreams v1.41.0 // indirect; what attributevalue v1.21.4 asks for, and the last release before schema serde (v1.42.0): package init 1,078 allocations instead of 1,408 (make bench's package-init row; -compare the other build)
+	github.com/aws/aws-sdk-go-v2/service/dynamodbstreams v1.41.0 // indirect; what attributevalue v1.21.4 asks for, and the last release before schema serde (v1.42.0), whose package init allocates more (make bench's package-init row; -compare the other build)
 	github.com/aws/aws-sdk-go-v2/service/internal/accept-encoding v1.13.24 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/endpoint-discovery v1.13.10 // indirect
 	github.com/aws/aws-sdk-go-v2/service/internal/presigned-url v1.14.10 // indirect
@@ -62,14 +59,7 @@ require (
 )
 
 require (
-	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327
-	github.com/chromedp/chromedp v0.14.2
-)
-
-require (
-	github.com/chromedp/sysutil v1.1.0 // indirect
-	github.com/go-json-experiment/json v0.0.0-20250725192818-e39067aee2d2 // indirect
-	github.com/gobwas/httphead v0.1.0 // indirect
-	github.com/gobwas/pool v0.2.1 // indirect
-	github.com/gobwas/ws v1.4.0 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
+	github.com/kr/pretty v0.3.1 // indirect
+	github.com/rogpeppe/go-internal v1.15.0 // indirect
 )

@@ -1,5 +1,6 @@
 // Command repocheck is part of `make lint`: it refuses build outputs in git,
-// and commit subjects not in Go's style. Every file git tracks is read; an
+// commit subjects not in Go's style, and a workspace (go.work) that would
+// build the product with other module versions than its go.mod selects. Every file git tracks is read; an
 // executable (ELF, Mach-O or PE, by its first bytes) or a file over 1 MiB
 // outside a testdata/ folder is named, and the command exits 1. Every commit
 // after subjectsSince has a subject "pkg: what changed" of at most 72
@@ -13,7 +14,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -56,6 +59,64 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("repocheck: %d commit subjects since %s in Go's style\n", len(lines), subjectsSince)
+
+	alone, err := moduleVersions("off")
+	if err == nil {
+		var work map[string]string
+		var wd string
+		if wd, err = os.Getwd(); err == nil {
+			work, err = moduleVersions(filepath.Join(wd, "go.work"))
+		}
+		if err == nil {
+			bad = drift(alone, work)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "repocheck:", err)
+		os.Exit(2)
+	}
+	for _, b := range bad {
+		fmt.Fprintln(os.Stderr, "repocheck:", b)
+	}
+	if len(bad) > 0 {
+		fmt.Fprintln(os.Stderr, "repocheck: the tools must not raise a module the product uses: lower the version in tools/go.mod, or raise it in the product's go.mod on purpose (and measure: make bench)")
+		os.Exit(1)
+	}
+	fmt.Printf("repocheck: the workspace builds and tests the product with its own go.mod's versions (%d modules)\n", len(alone))
+}
+
+// moduleVersions lists, path to version, the modules of every package that
+// the product's packages and their tests use, with GOWORK set to gowork
+// ("off": the product's go.mod alone).
+func moduleVersions(gowork string) (map[string]string, error) {
+	cmd := exec.Command("go", "list", "-deps", "-test", "-f", "{{with .Module}}{{.Path}} {{.Version}}{{end}}", "./...")
+	cmd.Env = append(os.Environ(), "GOWORK="+gowork)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("GOWORK=%s go list -deps -test ./...: %v\n%s", gowork, err, stderr.Bytes())
+	}
+	versions := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if path, version, ok := strings.Cut(line, " "); ok {
+			versions[path] = version
+		}
+	}
+	return versions, nil
+}
+
+// drift names each module that the product uses at one version alone and
+// at another in the workspace.
+func drift(alone, work map[string]string) []string {
+	var bad []string
+	for path, v := range alone {
+		if w, ok := work[path]; !ok || w != v {
+			bad = append(bad, fmt.Sprintf("the product uses %s %s, and the workspace selects %q", path, v, w))
+		}
+	}
+	slices.Sort(bad)
+	return bad
 }
 
 // subjectsSince is the last commit before the subject rule: the history

@@ -69,3 +69,18 @@ func TestBadSubjects(t *testing.T) {
 		t.Errorf("bad subjects: %q", bad)
 	}
 }
+
+func TestDrift(t *testing.T) {
+	alone := map[string]string{"github.com/plantstore/plantstore": "", "golang.org/x/time": "v0.15.0", "go.etcd.io/bbolt": "v1.5.0"}
+	if got := drift(alone, map[string]string{"github.com/plantstore/plantstore": "", "golang.org/x/time": "v0.15.0", "go.etcd.io/bbolt": "v1.5.0", "github.com/chromedp/chromedp": "v0.14.2"}); len(got) != 0 {
+		t.Errorf("the same versions (and a module only the tools use): %q", got)
+	}
+	got := drift(alone, map[string]string{"github.com/plantstore/plantstore": "", "golang.org/x/time": "v0.16.0"})
+	want := []string{
+		`the product uses go.etcd.io/bbolt v1.5.0, and the workspace selects ""`,
+		`the product uses golang.org/x/time v0.15.0, and the workspace selects "v0.16.0"`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("drift: %q, want %q", got, want)
+	}
+}
