@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/repotest"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/golang-jwt/jwt/v5"
@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 // fixtureEnv is events/env.json's AuthorizerFunction entry.
 func fixtureEnv(t *testing.T) map[string]string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "events", "env.json"))
+	raw, err := os.ReadFile(repotest.Path("events", "env.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -522,7 +522,7 @@ type alarm struct {
 // of them fails the decode).
 func tokensRefusedAlarm(t *testing.T) alarm {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "template.yaml"))
+	raw, err := os.ReadFile(repotest.Path("template.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

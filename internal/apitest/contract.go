@@ -10,19 +10,21 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
+	"github.com/plantstore/plantstore/internal/repotest"
 )
 
 var loadDoc = sync.OnceValues(func() (*openapi3.T, error) {
-	_, file, _, _ := runtime.Caller(0)
-	path := filepath.Join(filepath.Dir(file), "..", "..", "api", "openapi.yaml")
-	doc, err := openapi3.NewLoader().LoadFromFile(path)
+	root, err := repotest.Root()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := openapi3.NewLoader().LoadFromFile(filepath.Join(root, "api", "openapi.yaml"))
 	if err != nil {
 		return nil, err
 	}

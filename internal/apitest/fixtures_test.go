@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/internal/repotest"
 )
 
 var update = flag.Bool("update", false, "rewrite events/ from the generator")
@@ -23,7 +24,7 @@ func TestEventsAreCurrent(t *testing.T) {
 		files[f.Name+".json"] = apitest.Marshal(f.Event)
 	}
 	for name, want := range files {
-		path := filepath.Join("..", "..", "events", name)
+		path := repotest.Path("events", name)
 		if *update {
 			if err := os.WriteFile(path, want, 0o644); err != nil {
 				t.Fatal(err)
@@ -35,7 +36,7 @@ func TestEventsAreCurrent(t *testing.T) {
 			t.Errorf("%s is not what the generator makes (%v); run go test ./internal/apitest -update", path, err)
 		}
 	}
-	entries, _ := filepath.Glob(filepath.Join("..", "..", "events", "*.json"))
+	entries, _ := filepath.Glob(repotest.Path("events", "*.json"))
 	for _, e := range entries {
 		if _, ok := files[filepath.Base(e)]; !ok {
 			t.Errorf("%s is not made by the generator", e)

@@ -15,6 +15,8 @@ import (
 
 	"sync"
 	"testing"
+
+	"github.com/plantstore/plantstore/internal/repotest"
 )
 
 var (
@@ -74,10 +76,7 @@ func Cleanup() {
 	}
 }
 
-func root() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
+func root() string { return repotest.Path() }
 
 // Event reads events/<name>.json into a T and returns it with its bytes.
 func Event[T any](t testing.TB, name string) (T, []byte) {

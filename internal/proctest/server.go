@@ -13,15 +13,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"time"
+
+	"github.com/plantstore/plantstore/internal/repotest"
 )
 
 // Build compiles cmd/localapi (or another server package) into dir.
 func Build(dir, pkg string) (string, error) {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
+	root, err := repotest.Root()
+	if err != nil {
+		return "", err
+	}
 	out := filepath.Join(dir, filepath.Base(pkg))
 	cmd := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
 	cmd.Dir = root

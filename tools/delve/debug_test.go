@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"net"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/repotest"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -32,7 +32,7 @@ func TestABreakpointStopsTheHandler(t *testing.T) {
 	addr := delve.FreeAddr(t)
 	var out proctest.Output
 	fns := lambdatest.NewFunctions(map[string]lambdatest.Spec{
-		"AuthorizerFunction": {Bootstrap: bin, Env: env, Timeout: time.Second, Debug: &lambdatest.Debug{Dlv: delve.Dlv(t, filepath.Join("..", "..")), Addr: addr}},
+		"AuthorizerFunction": {Bootstrap: bin, Env: env, Timeout: time.Second, Debug: &lambdatest.Debug{Dlv: delve.Dlv(t, repotest.Path()), Addr: addr}},
 	}, &out)
 	defer fns.Close()
 
@@ -87,7 +87,7 @@ func TestABreakpointStopsTheHandler(t *testing.T) {
 func TestDelveOnATakenAddressFails(t *testing.T) {
 	t.Parallel()
 	bin := lambdatest.DebugBootstrap(t, "AuthorizerFunction")
-	dlv := delve.Dlv(t, filepath.Join("..", ".."))
+	dlv := delve.Dlv(t, repotest.Path())
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

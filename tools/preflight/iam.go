@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/plantstore/plantstore/internal/repotest"
 )
 
 // Question is one request put to the IAM evaluator: may Principal, holding
@@ -91,8 +93,11 @@ func evaluate(input, out any) error {
 	if err != nil {
 		return err
 	}
-	_, here, _, _ := runtime.Caller(0)
-	cmd := exec.Command("node", filepath.Join(filepath.Dir(here), "iamsim.mjs"))
+	root, err := repotest.Root()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("node", filepath.Join(root, "tools", "preflight", "iamsim.mjs"))
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

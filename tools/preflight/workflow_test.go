@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/internal/repotest"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
-var repoRoot = filepath.Join("..", "..")
+var repoRoot = repotest.Path()
 
 func loadWorkflow(t *testing.T, name string) *workflow {
 	t.Helper()

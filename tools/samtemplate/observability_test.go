@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/internal/repotest"
 )
 
 const customNS = "PlantStore/${AWS::StackName}"
@@ -23,7 +25,7 @@ func emitted(t *testing.T, tpl *Template) map[string][]string {
 	out := map[string][]string{}
 	// Each directive is written as one emf.Directive literal.
 	lit := regexp.MustCompile(`emf\.Directive\{Dimensions: \[\]\[\]string\{(.*?)\}, Metrics: \[\]string\{(.*?)\}\}`)
-	err := filepath.WalkDir(filepath.Join("..", "..", "functions"), func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(repotest.Path("functions"), func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "testdata") {
 			return err
 		}

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/internal/repotest"
 	"gopkg.in/yaml.v3"
 )
 
-var repoRoot = filepath.Join("..", "..")
+var repoRoot = repotest.Path()
 
 // The workflows call the Makefile, never repeat its steps: every `make X`
 // they run is a target of the Makefile, and every action is pinned to a full

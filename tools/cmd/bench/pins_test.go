@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/internal/repotest"
 )
 
 // The SDK modules that docs/performance.md ("The SDK line") measured and
@@ -18,7 +20,7 @@ import (
 // renewing the document's pinned rows in the same change.
 func TestSDKPinsAreTheMeasuredOnes(t *testing.T) {
 	t.Parallel()
-	root := filepath.Join("..", "..", "..")
+	root := repotest.Path()
 	raw, err := os.ReadFile(filepath.Join(root, "docs", "performance.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -5,13 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/internal/repotest"
 )
 
 // docs/performance.md's generated table is the rendering of docs/bench.json,
 // the report of the last make bench: neither is edited apart from the other.
 func TestPerformanceMdIsTheReport(t *testing.T) {
 	t.Parallel()
-	docs := filepath.Join("..", "..", "..", "docs")
+	docs := repotest.Path("docs")
 	r, err := readReport(filepath.Join(docs, "bench.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/internal/repotest"
 )
 
 // The short forms of `make load`: each run fails unless every acknowledged
@@ -22,7 +23,7 @@ func TestLoad(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.args[1] == "dynamodb" {
-				if _, err := os.Stat(filepath.Join("..", "..", "node_modules", ".bin", "dynalite")); err != nil && os.Getenv("CI") != "true" {
+				if _, err := os.Stat(repotest.Path("node_modules", ".bin", "dynalite")); err != nil && os.Getenv("CI") != "true" {
 					t.Skip("dynalite is not installed (make test installs it)")
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/repotest"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -20,7 +21,7 @@ import (
 
 func TestMain(m *testing.M) { dynamotest.Main(m, lambdatest.Cleanup) }
 
-var root = filepath.Join("..", "..", "..")
+var root = repotest.Path()
 
 // make start-lambda as the Go SDK sees it: the real bootstraps answer, a
 // function error comes back as FunctionError, an unknown name is

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/repotest"
 )
 
 // CopyTree copies the files git tracks (and node_modules' dynalite link,
@@ -48,13 +49,7 @@ func CopyTree(t *testing.T) string {
 	return dst
 }
 
-func repoRoot() string {
-	out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
-	if err != nil {
-		return "."
-	}
-	return strings.TrimSpace(string(out))
-}
+func repoRoot() string { return repotest.Path() }
 
 // Edit replaces old by new in the file at path, which must hold old.
 func Edit(t *testing.T, path, old, new string) {
