@@ -2,6 +2,7 @@ package localserve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -16,6 +17,49 @@ import (
 	"github.com/plantstore/plantstore/tools/watch"
 )
 
+// Reload is the reload loop of the local tools (WATCH=1): make start-api and
+// make start-lambda reload their functions with a Reloader, make run
+// replaces its whole server (tools/cmd/runfront). It watches root, and
+// envFile when set, until ctx ends; each change goes to apply, and what
+// apply did (done; "" for a change it leaves alone) or why it failed is one
+// line on out. A failed apply leaves the last good version serving.
+func Reload(ctx context.Context, root, envFile string, out io.Writer, apply func(context.Context, watch.Change) (done string, err error)) error {
+	w, err := watch.New(root, envFile, 150*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	go func() {
+		if err := w.Run(ctx); err != nil {
+			fmt.Fprintf(out, "reload: off: %v; what is serving stays, restart the command to reload again\n", err)
+		}
+	}()
+	go func() {
+		for c := range w.Changes() {
+			if c.Empty() {
+				continue
+			}
+			start := time.Now()
+			done, err := apply(ctx, c)
+			var build *BuildFailed
+			switch {
+			case errors.As(err, &build):
+				fmt.Fprintf(out, "reload: %s changed; the build failed, the last good code keeps serving:\n%s\n", c, strings.TrimRight(build.Output, "\n"))
+			case err != nil:
+				fmt.Fprintf(out, "reload: %s changed; %v; the last good version keeps serving\n", c, err)
+			case done != "":
+				fmt.Fprintf(out, "reload: %s changed; %s in %s; ready\n", c, done, time.Since(start).Round(time.Millisecond))
+			}
+		}
+	}()
+	return nil
+}
+
+// BuildFailed is apply's error for a build that failed; Reload prints its
+// output whole.
+type BuildFailed struct{ Output string }
+
+func (b *BuildFailed) Error() string { return "the build failed" }
+
 // Reloader rebuilds and reloads the functions of make start-api and make
 // start-lambda on every change (WATCH=1).
 type Reloader struct {
@@ -26,69 +70,43 @@ type Reloader struct {
 	Out       io.Writer                                     // one line per reload
 }
 
-// Run applies each change of w to sw until w's changes end. set is the
-// first prepared set; its dynalite serves every generation.
-func (r *Reloader) Run(ctx context.Context, w *watch.Watcher, sw *Swapper, set *localfn.Set) {
+// Start runs the reloads until ctx ends: set is the first prepared set, and
+// its dynalite serves every generation.
+func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *localfn.Set) error {
 	dir, err := proctest.TempDir("plantstore-reload-")
 	if err != nil {
-		fmt.Fprintf(r.Out, "reload: off (%v)\n", err)
-		return
+		return err
 	}
 	builds := 0
 	cfg := r.Config
-	for c := range w.Changes() {
-		if c.Empty() {
-			continue
-		}
-		start := time.Now()
+	return Reload(ctx, r.Root, r.Config.EnvFile, r.Out, func(ctx context.Context, c watch.Change) (string, error) {
 		tpl, err := samtemplate.Load(cfg.Template)
 		if err != nil {
-			fmt.Fprintf(r.Out, "reload: %s changed; %v; the last good version keeps serving\n", c, err)
-			continue
+			return "", err
 		}
 		names, err := r.Functions(tpl)
 		if err != nil {
-			fmt.Fprintf(r.Out, "reload: %s changed; %v; the last good version keeps serving\n", c, err)
-			continue
+			return "", err
 		}
-		what := "reloaded the template and environments"
+		done := "reloaded the template and environments"
 		if len(c.Go) > 0 {
 			builds++
 			gen := filepath.Join(dir, "build-"+strconv.Itoa(builds))
 			if out, err := localfn.Build(r.Root, gen, names, cfg.Debug); err != nil {
-				fmt.Fprintf(r.Out, "reload: %s changed; the build failed, the last good code keeps serving:\n%s", c, strings.TrimRight(out, "\n")+"\n")
-				continue
+				return "", &BuildFailed{Output: out}
 			}
 			cfg.Bootstrap = func(fn string) string { return filepath.Join(gen, fn, "bootstrap") }
-			what = "rebuilt " + strings.Join(names, ", ")
+			done = "rebuilt " + strings.Join(names, ", ")
 		}
 		next, err := set.Reload(ctx, tpl, cfg, names)
-		if err == nil {
-			var g Generation
-			if g, err = r.Next(next); err == nil {
-				sw.Swap(g)
-			}
-		}
 		if err != nil {
-			fmt.Fprintf(r.Out, "reload: %s changed; %v; the last good version keeps serving\n", c, err)
-			continue
+			return "", err
 		}
-		fmt.Fprintf(r.Out, "reload: %s changed; %s in %s; ready\n", c, what, time.Since(start).Round(time.Millisecond))
-	}
-}
-
-// Start watches r.Root and r.Config.EnvFile and runs the reloads until ctx
-// ends (make start-api WATCH=1, make start-lambda WATCH=1).
-func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *localfn.Set) error {
-	w, err := watch.New(r.Root, r.Config.EnvFile, 150*time.Millisecond)
-	if err != nil {
-		return err
-	}
-	go func() {
-		if err := w.Run(ctx); err != nil {
-			fmt.Fprintf(r.Out, "reload: off: %v; what is serving stays, restart the command to reload again\n", err)
+		g, err := r.Next(next)
+		if err != nil {
+			return "", err
 		}
-	}()
-	go r.Run(ctx, w, sw, set)
-	return nil
+		sw.Swap(g)
+		return done, nil
+	})
 }

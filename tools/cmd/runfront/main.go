@@ -198,49 +198,37 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 // the serving one); the function it returns stops watching.
 func reloadOnChange(ctx context.Context, root, bin string, build func() (string, string, error),
 	start func(string) (localserve.Generation, error), sw *localserve.Swapper, stdout io.Writer) (func(), error) {
-	w, err := watch.New(root, "", 150*time.Millisecond)
+	wctx, stopWatch := context.WithCancel(ctx)
+	current := bin
+	err := localserve.Reload(wctx, root, "", stdout, func(_ context.Context, c watch.Change) (string, error) {
+		if len(c.Go) == 0 {
+			return "", nil
+		}
+		next, out, err := build()
+		if err != nil {
+			return "", &localserve.BuildFailed{Output: out}
+		}
+		// One process at a time holds the bbolt file: the old one stops
+		// before the new one starts, and if the new one fails the old
+		// binary starts again.
+		err = sw.Replace(func() (localserve.Generation, error) {
+			g, err := start(next)
+			if err != nil {
+				back, rerr := start(current)
+				return back, errors.Join(err, rerr)
+			}
+			return g, nil
+		})
+		if err != nil {
+			return "", fmt.Errorf("the new code did not start (%w)", err)
+		}
+		current = next
+		return "built and started", nil
+	})
 	if err != nil {
+		stopWatch()
 		return nil, err
 	}
-	wctx, stopWatch := context.WithCancel(ctx)
-	go func() {
-		if err := w.Run(wctx); err != nil {
-			fmt.Fprintf(stdout, "reload: off: %v; what is serving stays, restart make run WATCH=1 to reload again\n", err)
-		}
-	}()
-
-	go func() {
-		current := bin
-		for c := range w.Changes() {
-			if len(c.Go) == 0 {
-				continue
-			}
-			began := time.Now()
-			next, out, err := build()
-			if err != nil {
-				fmt.Fprintf(stdout, "reload: %s changed; the build failed, the last good code keeps serving:\n%s", c, out)
-				continue
-			}
-			built := time.Since(began)
-			// One process at a time holds the bbolt file: the old one
-			// stops before the new one starts, and if the new one fails
-			// the old binary starts again.
-			err = sw.Replace(func() (localserve.Generation, error) {
-				g, err := start(next)
-				if err != nil {
-					back, rerr := start(current)
-					return back, errors.Join(err, rerr)
-				}
-				return g, nil
-			})
-			if err != nil {
-				fmt.Fprintf(stdout, "reload: %s changed; the new code did not start (%v), the last good code keeps serving\n", c, err)
-				continue
-			}
-			current = next
-			fmt.Fprintf(stdout, "reload: %s changed; built in %s; ready\n", c, built.Round(time.Millisecond))
-		}
-	}()
 	return stopWatch, nil
 }
 
