@@ -17,14 +17,11 @@ import (
 // answers do ("API Gateway returns this request ID in the x-amzn-RequestId
 // response header": the REST API guide, CloudWatch logging); it is the
 // requestId of the request's log lines. At
-// LOG_LEVEL=debug the token check and the store call each log a line of
-// their own (stepToken, stepStore) with that id and their durationMs, which
-// make run TRACE=1 (tools/trace) joins into the request's steps.
-const (
-	requestIDHeader = "x-amzn-RequestId" // as API Gateway spells it
-	stepToken       = "token"
-	stepStore       = "store"
-)
+// LOG_LEVEL=debug the token check and the store call each log a step line
+// of their own (httpapi.StepToken, httpapi.StepStore) with that id and their
+// durationMs, which make run TRACE=1 (tools/trace) joins into the request's
+// steps.
+const requestIDHeader = "x-amzn-RequestId" // as API Gateway spells it
 
 type requestIDKey struct{}
 
@@ -44,7 +41,7 @@ func withRequest(d time.Duration, next http.Handler) http.Handler {
 func stepAttrs(ctx context.Context, start time.Time) []slog.Attr {
 	id, _ := ctx.Value(requestIDKey{}).(string)
 	return []slog.Attr{
-		slog.String("requestId", id),
+		slog.String(httpapi.LogRequest, id),
 		slog.Float64(httpapi.LogDuration, float64(time.Since(start).Microseconds())/1000),
 	}
 }
@@ -64,11 +61,11 @@ func (v loggedVerifier) VerifyHeader(ctx context.Context, header string) (auth.P
 	p, err := v.next.VerifyHeader(ctx, header)
 	attrs := stepAttrs(ctx, start)
 	if err != nil {
-		attrs = append(attrs, slog.String("outcome", "refused"), slog.String("reason", auth.Reason(err)))
+		attrs = append(attrs, slog.String(httpapi.LogOutcome, "refused"), slog.String(httpapi.StepReason, auth.Reason(err)))
 	} else {
-		attrs = append(attrs, slog.String("outcome", "accepted"), slog.String("subject", p.Subject))
+		attrs = append(attrs, slog.String(httpapi.LogOutcome, "accepted"), slog.String(httpapi.StepSubject, p.Subject))
 	}
-	v.log.LogAttrs(ctx, slog.LevelDebug, stepToken, attrs...)
+	v.log.LogAttrs(ctx, slog.LevelDebug, httpapi.StepToken, attrs...)
 	return p, err
 }
 
@@ -86,19 +83,19 @@ func (s loggedStore) Create(ctx context.Context, p plant.NewPlant) (bool, error)
 	}
 	start := time.Now()
 	created, err := s.next.Create(ctx, p)
-	attrs := append(stepAttrs(ctx, start), slog.String("op", "Create"))
+	attrs := append(stepAttrs(ctx, start), slog.String(httpapi.StepOp, "Create"))
 	switch {
 	case err == nil && created:
-		attrs = append(attrs, slog.String("outcome", "created"))
+		attrs = append(attrs, slog.String(httpapi.LogOutcome, "created"))
 	case err == nil:
-		attrs = append(attrs, slog.String("outcome", "replayed"))
+		attrs = append(attrs, slog.String(httpapi.LogOutcome, "replayed"))
 	case errors.Is(err, plant.ErrExists):
-		attrs = append(attrs, slog.String("outcome", "exists"))
+		attrs = append(attrs, slog.String(httpapi.LogOutcome, "exists"))
 	case errors.Is(err, plant.ErrUnavailable):
-		attrs = append(attrs, slog.String("outcome", "unavailable"), slog.String("error", err.Error()))
+		attrs = append(attrs, slog.String(httpapi.LogOutcome, "unavailable"), slog.String(httpapi.StepError, err.Error()))
 	default:
-		attrs = append(attrs, slog.String("outcome", "failed"), slog.String("error", err.Error()))
+		attrs = append(attrs, slog.String(httpapi.LogOutcome, "failed"), slog.String(httpapi.StepError, err.Error()))
 	}
-	s.log.LogAttrs(ctx, slog.LevelDebug, stepStore, attrs...)
+	s.log.LogAttrs(ctx, slog.LevelDebug, httpapi.StepStore, attrs...)
 	return created, err
 }

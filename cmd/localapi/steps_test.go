@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/internal/httpapi"
 )
 
 // Each answer names the requestId of its log lines in x-amzn-RequestId; at
@@ -53,7 +54,7 @@ func TestStepLinesNameTheRequest(t *testing.T) {
 			switch {
 			case l.Msg == "request" && name != "":
 				requestLines++
-			case l.Msg == stepToken || l.Msg == stepStore:
+			case l.Msg == httpapi.StepToken || l.Msg == httpapi.StepStore:
 				if name == "" || l.DurationMs == nil {
 					t.Errorf("a step line without its request's id or durationMs: %s", line)
 				}

@@ -107,6 +107,21 @@ const (
 	LogCode     = "code"       // the Error code of a failure (int)
 	LogOutcome  = "outcome"    // created or replayed, for a 200 (string)
 	LogDuration = "durationMs" // the request's milliseconds (float64)
+	LogRequest  = "requestId"  // the request's id, x-amzn-RequestId (string)
+)
+
+// The local API's step lines (cmd/localapi, at LOG_LEVEL=debug): its token
+// check and its store call, each logged as it ends with the request's id
+// (LogRequest), its milliseconds (LogDuration) and LogOutcome. make run
+// TRACE=1 (tools/trace) reads them back into the request's steps; writer and
+// reader share these names.
+const (
+	StepToken   = "token"   // outcome accepted, with StepSubject, or refused, with StepReason
+	StepStore   = "store"   // StepOp; outcome created, replayed, exists, unavailable or failed, with StepError
+	StepSubject = "subject" // the token's subject (string)
+	StepReason  = "reason"  // why a token was refused, auth.Reason (string)
+	StepOp      = "op"      // the store's method (string)
+	StepError   = "error"   // the store's error (string)
 )
 
 // logRequests writes one JSON line per request: never the token, never the body.
@@ -122,7 +137,7 @@ func logRequests(logger *slog.Logger, now func() time.Time, next http.Handler) h
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), infoKey{}, info)))
 
 		attrs := []slog.Attr{
-			slog.String("requestId", id),
+			slog.String(LogRequest, id),
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
 			slog.Int("status", rec.status),

@@ -72,14 +72,6 @@ const authorizeMessage = "authorize"
 
 func final(msg string) bool { return msg == httpapi.LogMessage || msg == authorizeMessage }
 
-// The local API's step lines (cmd/localapi, at LOG_LEVEL=debug): its token
-// check and its store call, each with the request's id, its outcome and
-// durationMs.
-const (
-	tokenMessage = "token"
-	storeMessage = "store"
-)
-
 // logLine gives line to the trace of the request it names, or holds it
 // until that request is known (Invoked); it returns the line's level, and
 // whether it is a JSON log line.
@@ -92,7 +84,7 @@ func (r *Recorder) logLine(line string) (slog.Level, bool) {
 	if s, ok := attrs["level"].(string); ok {
 		_ = level.UnmarshalText([]byte(s))
 	}
-	requestID, _ := attrs["requestId"].(string)
+	requestID, _ := attrs[httpapi.LogRequest].(string)
 	if requestID == "" {
 		return level, true
 	}
@@ -163,12 +155,13 @@ func (r *Recorder) attach(t *Trace, requestID, line string, attrs map[string]any
 	if outcome, _ := attrs[httpapi.LogOutcome].(string); msg == httpapi.LogMessage && outcome != "" && t.Answer == "" {
 		t.Answer = outcome
 	}
-	if msg == tokenMessage || msg == storeMessage {
+	if msg == httpapi.StepToken || msg == httpapi.StepStore {
 		r.stepLine(t, msg, attrs)
 	}
 }
 
-// stepLine records a step line of the local API as a step: it was logged
+// stepLine records a step line of the local API (httpapi.StepToken,
+// httpapi.StepStore) as a step: it was logged
 // at its end, so it began durationMs before its time.
 func (r *Recorder) stepLine(t *Trace, msg string, attrs map[string]any) {
 	at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(attrs["time"]))
@@ -177,19 +170,19 @@ func (r *Recorder) stepLine(t *Trace, msg string, attrs map[string]any) {
 		return
 	}
 	d := time.Duration(took * float64(time.Millisecond))
-	detail := []string{fmt.Sprint(attrs["outcome"])}
+	detail := []string{fmt.Sprint(attrs[httpapi.LogOutcome])}
 	name := msg
 	switch msg {
-	case tokenMessage:
-		if s, _ := attrs["subject"].(string); s != "" {
+	case httpapi.StepToken:
+		if s, _ := attrs[httpapi.StepSubject].(string); s != "" {
 			detail = append(detail, "subject "+s)
 		}
-		if s, _ := attrs["reason"].(string); s != "" {
+		if s, _ := attrs[httpapi.StepReason].(string); s != "" {
 			detail = append(detail, "reason "+s)
 		}
-	case storeMessage:
-		name += " " + fmt.Sprint(attrs["op"])
-		if s, _ := attrs["error"].(string); s != "" {
+	case httpapi.StepStore:
+		name += " " + fmt.Sprint(attrs[httpapi.StepOp])
+		if s, _ := attrs[httpapi.StepError].(string); s != "" {
 			detail = append(detail, s)
 		}
 	}
