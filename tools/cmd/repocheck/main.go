@@ -25,64 +25,46 @@ const maxSize = 1 << 20
 
 func main() {
 	out, err := exec.Command("git", "ls-files", "-z").Output()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "repocheck: git ls-files:", err)
-		os.Exit(2)
-	}
+	stop(err, "git ls-files")
 	paths := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 	problems, err := check(paths)
+	stop(err, "reading the tracked files")
+	refuse(problems, "build outputs do not belong in git: git rm --cached them and add them to .gitignore")
+	fmt.Printf("repocheck: %d tracked files: no executable, none over 1 MiB outside testdata/\n", len(paths))
+
+	log, err := exec.Command("git", "log", "--format=%h %s", subjectsSince+"..HEAD").Output()
+	stop(err, "git log (a shallow clone lacks the history; fetch it)")
+	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	refuse(badSubjects(lines), "write subjects as `pkg: what changed`, at most 72 characters, the why in the body (git commit --amend, or git rebase -i before you push)")
+	fmt.Printf("repocheck: %d commit subjects since %s in Go's style\n", len(lines), subjectsSince)
+
+	alone, err := moduleVersions("off")
+	stop(err, "the product's modules")
+	wd, err := os.Getwd()
+	stop(err, "the working directory")
+	work, err := moduleVersions(filepath.Join(wd, "go.work"))
+	stop(err, "the workspace's modules")
+	refuse(drift(alone, work), "the tools must not raise a module the product uses: lower the version in tools/go.mod, or raise it in the product's go.mod on purpose (and measure: make bench)")
+	fmt.Printf("repocheck: the workspace builds and tests the product with its own go.mod's versions (%d modules)\n", len(alone))
+}
+
+// stop ends the check with status 2 when err says it could not look.
+func stop(err error, doing string) {
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "repocheck:", err)
+		fmt.Fprintf(os.Stderr, "repocheck: %s: %v\n", doing, err)
 		os.Exit(2)
 	}
+}
+
+// refuse prints each problem and the fix, and exits 1, when there are any.
+func refuse(problems []string, fix string) {
 	for _, p := range problems {
 		fmt.Fprintln(os.Stderr, "repocheck:", p)
 	}
 	if len(problems) > 0 {
-		fmt.Fprintln(os.Stderr, "repocheck: build outputs do not belong in git: git rm --cached them and add them to .gitignore")
+		fmt.Fprintln(os.Stderr, "repocheck:", fix)
 		os.Exit(1)
 	}
-	fmt.Printf("repocheck: %d tracked files: no executable, none over 1 MiB outside testdata/\n", len(paths))
-
-	log, err := exec.Command("git", "log", "--format=%h %s", subjectsSince+"..HEAD").Output()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "repocheck: git log (a shallow clone lacks the history; fetch it):", err)
-		os.Exit(2)
-	}
-	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
-	bad := badSubjects(lines)
-	for _, b := range bad {
-		fmt.Fprintln(os.Stderr, "repocheck:", b)
-	}
-	if len(bad) > 0 {
-		fmt.Fprintln(os.Stderr, "repocheck: write subjects as `pkg: what changed`, at most 72 characters, the why in the body (git commit --amend, or git rebase -i before you push)")
-		os.Exit(1)
-	}
-	fmt.Printf("repocheck: %d commit subjects since %s in Go's style\n", len(lines), subjectsSince)
-
-	alone, err := moduleVersions("off")
-	if err == nil {
-		var work map[string]string
-		var wd string
-		if wd, err = os.Getwd(); err == nil {
-			work, err = moduleVersions(filepath.Join(wd, "go.work"))
-		}
-		if err == nil {
-			bad = drift(alone, work)
-		}
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "repocheck:", err)
-		os.Exit(2)
-	}
-	for _, b := range bad {
-		fmt.Fprintln(os.Stderr, "repocheck:", b)
-	}
-	if len(bad) > 0 {
-		fmt.Fprintln(os.Stderr, "repocheck: the tools must not raise a module the product uses: lower the version in tools/go.mod, or raise it in the product's go.mod on purpose (and measure: make bench)")
-		os.Exit(1)
-	}
-	fmt.Printf("repocheck: the workspace builds and tests the product with its own go.mod's versions (%d modules)\n", len(alone))
 }
 
 // moduleVersions lists, path to version, the modules of every package that
