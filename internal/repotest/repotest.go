@@ -45,7 +45,8 @@ func declares(path string) bool {
 	defer f.Close()
 	s := bufio.NewScanner(f)
 	for s.Scan() {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(s.Text()), "module "); ok {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(s.Text()), "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+			rest, _, _ = strings.Cut(rest, "//")
 			return strings.Trim(strings.TrimSpace(rest), `"`) == module
 		}
 	}

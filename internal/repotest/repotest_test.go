@@ -25,6 +25,9 @@ func TestTheToolsModuleIsNoRoot(t *testing.T) {
 		"go.mod":       "module github.com/plantstore/plantstore\n\ngo 1.26.0\n",
 		"tools/go.mod": "// The workshop\nmodule github.com/plantstore/plantstore/tools\n",
 		"other/go.mod": "module example.com/plantstore\n",
+		"quoted/go.mod": "module \"github.com/plantstore/plantstore\" // the product\n",
+		"tabbed/go.mod": "module\tgithub.com/plantstore/plantstore\n",
+		"longer/go.mod": "module github.com/plantstore/plantstorex\n",
 	} {
 		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(path)), 0o755); err != nil {
 			t.Fatal(err)
@@ -33,10 +36,12 @@ func TestTheToolsModuleIsNoRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !declares(filepath.Join(dir, "go.mod")) {
-		t.Error("the product's go.mod is not recognised")
+	for _, path := range []string{"go.mod", "quoted/go.mod", "tabbed/go.mod"} {
+		if !declares(filepath.Join(dir, path)) {
+			t.Errorf("%s, the product's, is not recognised", path)
+		}
 	}
-	for _, path := range []string{"tools/go.mod", "other/go.mod", "missing/go.mod"} {
+	for _, path := range []string{"tools/go.mod", "other/go.mod", "longer/go.mod", "missing/go.mod"} {
 		if declares(filepath.Join(dir, path)) {
 			t.Errorf("%s is taken for the product's", path)
 		}

@@ -73,8 +73,8 @@ func run(args []string, out io.Writer) error {
 	fs.Var(&o.compare, "compare", "label=path: a bootstrap built elsewhere (another SDK line, a reference sample), started interleaved with the others; repeatable")
 	fs.StringVar(&o.reference, "reference", "", "a checkout of github.com/aws-samples/serverless-go-demo: its put-product joins the cold starts, built by its own Makefile's recipe and by ours")
 	fs.StringVar(&o.jsonOut, "json", "", "write the report (every row, the machine, the date) to this file")
-	fs.StringVar(&o.render, "render", "", "render the report into this document, between its make bench markers")
-	from := fs.String("from", "", "with -render: render this report file instead of measuring")
+	fs.StringVar(&o.render, "render", "", "render the report into these documents' fig markers (comma-separated paths or globs: 'README.md,docs/*.md'); none is written unless all render")
+	from := fs.String("from", "", "with -render: render this report file (docs/bench.json) instead of measuring")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}

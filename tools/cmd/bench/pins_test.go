@@ -12,8 +12,8 @@ import (
 )
 
 // The SDK modules that docs/performance.md ("The SDK line") measured and
-// pinned: createplant's cold start is 1.19-1.20x hello's with service/dynamodb
-// v1.68.0 and 1.38-1.43x with the schema-serde releases after it, and
+// pinned: createplant's cold start is at its floor with service/dynamodb
+// v1.68.0 and measurably longer with the schema-serde releases after it, and
 // nothing else fails when a `go get -u` or a dependency bot lifts them. So the
 // version the build selects must be the one the document's figures were
 // measured with; lifting a pin means measuring again (make bench) and

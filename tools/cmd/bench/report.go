@@ -1,18 +1,20 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/plantstore/plantstore/tools/figures"
 )
 
 // Report is what one run of the bench measured: the rows it printed, with
 // the machine, the date and the command. `make bench` writes it to
-// docs/bench.json and renders it into docs/performance.md, so that the
-// document's table is the tool's output, never a copy made by hand.
+// docs/bench.json and renders it into the documents (package figures): the
+// table of docs/performance.md and every figure the text cites stand
+// between fig markers, so that they are the tool's output, never a copy
+// made by hand.
 type Report struct {
 	Date    string `json:"date"`    // YYYY-MM-DD, UTC
 	Machine string `json:"machine"` // GOOS/GOARCH, CPUs, Go version
@@ -29,68 +31,57 @@ type Row struct {
 	Goal   string `json:"goal"`
 }
 
-func (r Row) String() string {
-	return strings.TrimRight(fmt.Sprintf("%-58s %12s   %-28s %7s  %s", r.Figure, r.Value, r.Floor, r.Ratio, r.Goal), " ")
-}
+func (r Row) String() string { return figures.Row(r).String() }
 
-const header = "figure                                                            value   floor                          ratio  goal"
+const header = figures.Header
 
-// Markers around the generated block of docs/performance.md.
-const (
-	beginMarker = "<!-- make bench: begin (generated from docs/bench.json; do not edit by hand) -->"
-	endMarker   = "<!-- make bench: end -->"
-)
-
-// Render is the block that stands between the markers.
-func (r Report) Render() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "`%s`, %s, %s:\n\n```\n%s\n", r.Command, r.Date, r.Machine, header)
+func (r Report) figures() figures.Report {
+	f := figures.Report{Date: r.Date, Machine: r.Machine, Command: r.Command}
 	for _, row := range r.Rows {
-		b.WriteString(row.String() + "\n")
+		f.Rows = append(f.Rows, figures.Row(row))
 	}
-	b.WriteString("```\n")
-	return b.String()
+	return f
 }
 
-// renderInto replaces the block between the markers of the document at
-// path with report's rendering.
-func renderInto(path string, r Report) error {
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		return err
+// renderInto renders the report into the documents that list names:
+// comma-separated paths or globs ("README.md,docs/*.md"). No document is
+// written unless every one renders: a marker that names a row this run
+// does not have (a run with -only, a step that cannot run here) fails them
+// all.
+func renderInto(list string, r Report) error {
+	if list == "" {
+		return errors.New("-render: no document named")
 	}
-	out, err := replaceBlock(doc, r.Render())
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	var paths []string
+	for _, p := range strings.Split(list, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !strings.ContainsAny(p, "*?[") {
+			paths = append(paths, p)
+			continue
+		}
+		m, err := filepath.Glob(p)
+		if err != nil {
+			return fmt.Errorf("-render %s: %w", p, err)
+		}
+		if len(m) == 0 {
+			return fmt.Errorf("-render %s: no such file", p)
+		}
+		paths = append(paths, m...)
 	}
-	return os.WriteFile(path, out, 0o644)
-}
-
-func replaceBlock(doc []byte, block string) ([]byte, error) {
-	before, rest, ok := bytes.Cut(doc, []byte(beginMarker+"\n"))
-	if !ok {
-		return nil, errors.New("no begin marker")
-	}
-	_, after, ok := bytes.Cut(rest, []byte(endMarker))
-	if !ok {
-		return nil, errors.New("no end marker")
-	}
-	return []byte(string(before) + beginMarker + "\n" + block + endMarker + string(after)), nil
+	_, err := figures.RenderFiles(r.figures(), paths)
+	return err
 }
 
 func readReport(path string) (Report, error) {
-	var r Report
-	b, err := os.ReadFile(path)
-	if err == nil {
-		err = json.Unmarshal(b, &r)
+	f, err := figures.Load(path)
+	r := Report{Date: f.Date, Machine: f.Machine, Command: f.Command}
+	for _, row := range f.Rows {
+		r.Rows = append(r.Rows, Row(row))
 	}
 	return r, err
 }
 
-func writeReport(path string, r Report) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
+func writeReport(path string, r Report) error { return figures.Save(path, r.figures()) }

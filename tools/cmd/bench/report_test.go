@@ -5,43 +5,57 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/plantstore/plantstore/internal/repotest"
 )
 
-// docs/performance.md's generated table is the rendering of docs/bench.json,
-// the report of the last make bench: neither is edited apart from the other.
-func TestPerformanceMdIsTheReport(t *testing.T) {
+// The bench renders through package figures, whose tests hold the
+// documents to docs/bench.json; here, that -render takes a list and globs
+// and writes nothing unless every document renders.
+func TestRenderInto(t *testing.T) {
 	t.Parallel()
-	docs := repotest.Path("docs")
-	r, err := readReport(filepath.Join(docs, "bench.json"))
-	if err != nil {
+	dir := t.TempDir()
+	r := Report{Date: "2026-11-25", Machine: "m", Command: "c", Rows: []Row{{"warm invocation p50, createplant (400)", "2.83 ms", "raw PutItem 2.58 ms", "1.09x", "<= 1.10x"}}}
+	write := func(name, text string) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	read := func(path string) string {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	a := write("a.md", "p50 <!-- fig: warm invocation p50, createplant (400) .value -->4.52 ms<!-- /fig -->\n")
+	b := write("b.md", "<!-- fig: table -->\n<!-- /fig -->\n")
+	readme := write("README.md", "no figures\n")
+	if err := renderInto(filepath.Join(dir, "README.md")+","+filepath.Join(dir, "*.md"), r); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Rows) < 10 || r.Date == "" || r.Machine == "" {
-		t.Fatalf("docs/bench.json holds %d rows, date %q, machine %q: not a whole make bench run", len(r.Rows), r.Date, r.Machine)
+	if got := read(a); got != "p50 <!-- fig: warm invocation p50, createplant (400) .value -->2.83 ms<!-- /fig -->\n" {
+		t.Errorf("a.md = %q", got)
 	}
-	doc, err := os.ReadFile(filepath.Join(docs, "performance.md"))
-	if err != nil {
-		t.Fatal(err)
+	if got := read(b); !strings.Contains(got, "warm invocation p50, createplant (400)                          2.83 ms") {
+		t.Errorf("b.md = %q", got)
 	}
-	want, err := replaceBlock(doc, r.Render())
-	if err != nil {
-		t.Fatal(err)
+	if got := read(readme); got != "no figures\n" {
+		t.Errorf("README.md = %q", got)
 	}
-	if string(want) != string(doc) {
-		t.Errorf("docs/performance.md's make bench block differs from docs/bench.json rendered; run `go run ./tools/cmd/bench -from docs/bench.json -render docs/performance.md` or make bench")
-	}
-}
 
-func TestReplaceBlock(t *testing.T) {
-	t.Parallel()
-	doc := "intro\n" + beginMarker + "\nold\n" + endMarker + "\nrest\n"
-	got, err := replaceBlock([]byte(doc), "new\n")
-	if err != nil || string(got) != "intro\n"+beginMarker+"\nnew\n"+endMarker+"\nrest\n" {
-		t.Errorf("replaceBlock = %q, %v", got, err)
+	write("c.md", "<!-- fig: local API p99 .value -->4.87 ms<!-- /fig -->\n")
+	write("a.md", "stale <!-- fig: warm invocation p50, createplant (400) .value -->4.52 ms<!-- /fig -->\n")
+	err := renderInto(filepath.Join(dir, "*.md"), r)
+	if err == nil || !strings.Contains(err.Error(), "c.md:1:") || !strings.Contains(err.Error(), `no row "local API p99"`) {
+		t.Errorf("a document citing a row the run lacks: %v", err)
 	}
-	if _, err := replaceBlock([]byte("no markers"), "x"); err == nil || !strings.Contains(err.Error(), "marker") {
-		t.Errorf("a document without markers: %v", err)
+	if got := read(a); !strings.Contains(got, "4.52 ms") {
+		t.Errorf("a.md was written though c.md failed: %q", got)
+	}
+	if err := renderInto(filepath.Join(dir, "*.txt"), r); err == nil {
+		t.Error("a glob matching nothing: no error")
 	}
 }
