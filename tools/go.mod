@@ -48,14 +48,21 @@ require (
 require (
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327
 	github.com/chromedp/chromedp v0.14.2
+	github.com/go-delve/delve v1.27.0 // tools/delve's client of the dlv at DLV_VERSION (API v2); v1.27.1 on requires golang.org/x/text v0.40.0, which the product uses at v0.14.0
 )
 
 require (
 	github.com/chromedp/sysutil v1.1.0 // indirect
+	github.com/cilium/ebpf v0.11.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20250725192818-e39067aee2d2 // indirect
 	github.com/gobwas/httphead v0.1.0 // indirect
 	github.com/gobwas/pool v0.2.1 // indirect
 	github.com/gobwas/ws v1.4.0 // indirect
+	github.com/mattn/go-isatty v0.0.20 // indirect
+	go.yaml.in/yaml/v3 v3.0.4 // indirect
+	golang.org/x/arch v0.11.0 // indirect
+	golang.org/x/exp v0.0.0-20240112132812-db7319d0e0e3 // indirect; the version the product's graph selects: a lower one makes the workspace load x/tools' requirements, which raise golang.org/x/text
+	golang.org/x/telemetry v0.0.0-20241106142447-58a1122356f5 // indirect
 )
 
 // The product, from this checkout: the tools run its real packages.

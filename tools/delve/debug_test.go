@@ -12,6 +12,7 @@ import (
 	"github.com/plantstore/plantstore/internal/repotest"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/go-delve/delve/service/api"
 
 	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/lambdatest"
@@ -55,9 +56,9 @@ func TestABreakpointStopsTheHandler(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\nthe function's output:\n%s", err, out.String())
 	}
-	defer c.Close()
+	defer c.Disconnect(false)
 	const handler = "main.(*authorizer).handle"
-	if _, err := c.Break(handler); err != nil {
+	if _, err := c.CreateBreakpoint(&api.Breakpoint{FunctionName: handler}); err != nil {
 		t.Fatalf("breakpoint at %s: %v", handler, err)
 	}
 	select {
@@ -65,15 +66,18 @@ func TestABreakpointStopsTheHandler(t *testing.T) {
 		t.Fatalf("the invocation was answered before the debugger continued the program: %s %v %v", a.payload, a.failed, a.err)
 	default:
 	}
-	st, err := c.Continue()
-	if err != nil {
-		t.Fatal(err)
+	st := <-c.Continue()
+	if st.Err != nil {
+		t.Fatal(st.Err)
 	}
-	if st.Stopped() != handler {
-		t.Fatalf("stopped in %q (exited %v), want the breakpoint in %s\n%s", st.Stopped(), st.Exited, handler, out.String())
+	if delve.Stopped(st) != handler {
+		t.Fatalf("stopped in %q (exited %v), want the breakpoint in %s\n%s", delve.Stopped(st), st.Exited, handler, out.String())
 	}
 	time.Sleep(1500 * time.Millisecond) // past the function's 1 s timeout, stopped at the breakpoint
-	go c.Continue()                     // runs until the next breakpoint or the end; fns.Close ends both
+	go func() {                         // runs until the next breakpoint or the end; Disconnect or fns.Close ends both
+		for range c.Continue() {
+		}
+	}()
 	a := <-answered
 	if a.err != nil || a.failed || !strings.Contains(string(a.payload), `"Effect":"Allow"`) {
 		t.Fatalf("after continue: %s failed=%v err=%v, want an Allow policy\n%s", a.payload, a.failed, a.err, out.String())

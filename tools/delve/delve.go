@@ -1,31 +1,38 @@
-// Package delve is a small client of Delve's JSON-RPC API (version 2, the
-// one `dlv --headless --api-version=2` serves and VS Code's Go extension
-// speaks): connect, set a breakpoint, continue, detach. The debug tests drive
-// the real bootstraps with it, as an editor would. It never ships.
+// Package delve is what the debug tests need around Delve's own client,
+// github.com/go-delve/delve/service/rpc2, to drive the real bootstraps under
+// a headless Delve (`dlv --headless --api-version=2`, as VS Code's Go
+// extension does): a dial that waits for Delve to listen (rpc2.NewClient
+// exits the process when a dial fails), the function a state stopped in at
+// a breakpoint, the repository's pinned dlv (.bin/dlv), and a free address
+// for it. It never ships.
 package delve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
-	"net/rpc"
-	"net/rpc/jsonrpc"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/go-delve/delve/service/api"
+	"github.com/go-delve/delve/service/rpc2"
 )
 
-// Client is one connection to a headless Delve.
-type Client struct{ rpc *rpc.Client }
-
-// Dial connects to Delve at addr, retrying while it starts, until ctx ends.
-func Dial(ctx context.Context, addr string) (*Client, error) {
+// Dial connects Delve's client to the headless Delve at addr, retrying
+// while it starts, until ctx ends. Disconnect(false) lets go of it; Delve
+// and the program go on (--accept-multiclient).
+func Dial(ctx context.Context, addr string) (*rpc2.RPCClient, error) {
 	var d net.Dialer
 	for {
 		conn, err := d.DialContext(ctx, "tcp", addr)
 		if err == nil {
-			return &Client{rpc: jsonrpc.NewClient(conn)}, nil
+			var c *rpc2.RPCClient
+			if c, err = handshake(ctx, conn); err == nil {
+				return c, nil
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -35,73 +42,33 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 	}
 }
 
-// Close closes the connection; Delve and the program go on (--accept-multiclient).
-func (c *Client) Close() error { return c.rpc.Close() }
-
-// Breakpoint is where a program stopped.
-type Breakpoint struct {
-	ID           int    `json:"id"`
-	FunctionName string `json:"functionName,omitempty"`
-	File         string `json:"file"`
-	Line         int    `json:"line"`
-}
-
-// State is Delve's DebuggerState, the parts the tests read.
-type State struct {
-	Running       bool `json:"Running"`
-	Exited        bool `json:"exited"`
-	ExitStatus    int  `json:"exitStatus"`
-	CurrentThread *struct {
-		Function *struct {
-			Name string `json:"name"`
-		} `json:"function"`
-		Breakpoint *Breakpoint `json:"breakPoint"`
-	} `json:"currentThread"`
+// handshake is Delve's client on conn, once Delve answered on it with API
+// v2; ctx bounds the exchange.
+func handshake(ctx context.Context, conn net.Conn) (*rpc2.RPCClient, error) {
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	c := rpc2.NewClientFromConn(conn) // sets API v2; its error is dropped
+	var v api.GetVersionOut
+	err := c.CallAPI("GetVersion", api.GetVersionIn{}, &v)
+	if !stop() {
+		err = errors.Join(ctx.Err(), err)
+	}
+	if err == nil && v.APIVersion != 2 {
+		err = fmt.Errorf("delve %s serves API v%d, not v2", v.DelveVersion, v.APIVersion)
+	}
+	if err != nil {
+		c.Disconnect(false)
+		return nil, err
+	}
+	return c, nil
 }
 
 // Stopped is the function the current thread stopped in at a breakpoint,
 // or "".
-func (s State) Stopped() string {
-	if s.CurrentThread == nil || s.CurrentThread.Breakpoint == nil || s.CurrentThread.Function == nil {
+func Stopped(st *api.DebuggerState) string {
+	if st == nil || st.CurrentThread == nil || st.CurrentThread.Breakpoint == nil || st.CurrentThread.Function == nil {
 		return ""
 	}
-	return s.CurrentThread.Function.Name
-}
-
-// Break sets a breakpoint at the entry of function (a full name, such as
-// github.com/x/y.(*T).Method).
-func (c *Client) Break(function string) (Breakpoint, error) {
-	in := struct{ Breakpoint Breakpoint }{Breakpoint{FunctionName: function}}
-	var out struct{ Breakpoint Breakpoint }
-	err := c.rpc.Call("RPCServer.CreateBreakpoint", in, &out)
-	return out.Breakpoint, err
-}
-
-// Continue runs the program until it stops at a breakpoint or exits.
-func (c *Client) Continue() (State, error) {
-	var out struct{ State State }
-	err := c.rpc.Call("RPCServer.Command", map[string]string{"name": "continue"}, &out)
-	return out.State, err
-}
-
-// Halt stops the running program (a Continue under way returns).
-func (c *Client) Halt() (State, error) {
-	var out struct{ State State }
-	err := c.rpc.Call("RPCServer.Command", map[string]string{"name": "halt"}, &out)
-	return out.State, err
-}
-
-// ProcessPid is the process id of the program this Delve debugs.
-func (c *Client) ProcessPid() (int, error) {
-	var out struct{ Pid int }
-	err := c.rpc.Call("RPCServer.ProcessPid", struct{}{}, &out)
-	return out.Pid, err
-}
-
-// Detach ends the session; kill ends the program too. Delve holds it while
-// the program runs: Halt first.
-func (c *Client) Detach(kill bool) error {
-	return c.rpc.Call("RPCServer.Detach", map[string]bool{"Kill": kill}, &struct{}{})
+	return st.CurrentThread.Function.Name()
 }
 
 // Dlv is the repository's pinned dlv (.bin/dlv, which make test installs),

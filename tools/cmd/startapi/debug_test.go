@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-delve/delve/service/api"
+	"github.com/go-delve/delve/service/rpc2"
+
 	"github.com/plantstore/plantstore/internal/proctest"
 
 	"github.com/plantstore/plantstore/internal/dynamotest"
@@ -44,7 +47,7 @@ func TestABreakpointStopsCreatePlant(t *testing.T) {
 	addr := delve.FreeAddr(t)
 	banner, out := startAPIOut(t, dir, "-debug", "CreatePlantFunction", "-debug-addr", addr, "-dlv", dlv)
 	c, _ := debugOnce(t, "start-api DEBUG", addr, banner, "Debugged", 4242, out.String)
-	c.Close()
+	c.Disconnect(false)
 }
 
 // answer is what a request got.
@@ -94,7 +97,7 @@ const handler = "github.com/plantstore/plantstore/internal/httpapi.handleCreateP
 // breakpoint in the handler, sees that it is not answered while stopped,
 // continues it (and any later stop) and expects the plant. It returns the
 // client, still continuing, and the debugged process id.
-func debugOnce(t *testing.T, when, addr string, banner proctest.Banner, name string, id int, printed func() string) (*delve.Client, int) {
+func debugOnce(t *testing.T, when, addr string, banner proctest.Banner, name string, id int, printed func() string) (*rpc2.RPCClient, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
@@ -105,36 +108,37 @@ func debugOnce(t *testing.T, when, addr string, banner proctest.Banner, name str
 	if err != nil {
 		t.Fatalf("%s: the debugged function is not under Delve: %v; start-api printed:\n%s", when, err, printed())
 	}
-	pid, err := c.ProcessPid()
-	if err != nil {
-		c.Close()
+	var p rpc2.ProcessPidOut // c.ProcessPid drops the error
+	if err := c.CallAPI("ProcessPid", rpc2.ProcessPidIn{}, &p); err != nil {
+		c.Disconnect(false)
 		t.Fatalf("%s: Delve's process id: %v", when, err)
 	}
-	if _, err := c.Break(handler); err != nil {
-		c.Close()
+	pid := p.Pid
+	if _, err := c.CreateBreakpoint(&api.Breakpoint{FunctionName: handler}); err != nil {
+		c.Disconnect(false)
 		t.Fatalf("%s: breakpoint at %s: %v (is the function a debug build?)", when, handler, err)
 	}
-	st, err := c.Continue()
-	if err != nil || st.Stopped() != handler {
-		c.Close()
-		t.Fatalf("%s: stopped in %q (exited %v, %v), want the breakpoint in %s; start-api printed:\n%s", when, st.Stopped(), st.Exited, err, handler, printed())
+	st := <-c.Continue()
+	if st.Err != nil || delve.Stopped(st) != handler {
+		c.Disconnect(false)
+		t.Fatalf("%s: stopped in %q (exited %v, %v), want the breakpoint in %s; start-api printed:\n%s", when, delve.Stopped(st), st.Exited, st.Err, handler, printed())
 	}
 	select {
 	case a := <-answered:
-		c.Close()
+		c.Disconnect(false)
 		t.Fatalf("%s: answered while stopped at the breakpoint: %d %s %v", when, a.status, a.body, a.err)
 	default:
 	}
 	go func() { // until the session ends
 		for {
-			if st, err := c.Continue(); err != nil || st.Exited {
+			if st := <-c.Continue(); st.Err != nil || st.Exited {
 				return
 			}
 		}
 	}()
 	a := wait(t, when, answered, printed)
 	if a.err != nil || a.status != 200 || !strings.Contains(a.body, fmt.Sprintf("%q", name)) {
-		c.Close()
+		c.Disconnect(false)
 		t.Fatalf("%s: after continue: %d %s %v, want 200 with the plant", when, a.status, a.body, a.err)
 	}
 	return c, pid
@@ -193,7 +197,7 @@ func TestWatchKeepsDebuggingAfterARebuild(t *testing.T) {
 
 	old, oldPid := debugOnce(t, "before the rebuild", addr, banner, "Before", 4243, printed)
 	// The user's editor lets go of the old session; the reload ends it.
-	old.Close()
+	old.Disconnect(false)
 
 	watchtest.Edit(t, filepath.Join(tree, "internal", "httpapi", "decode.go"), `"the body is not valid JSON (at byte %d)"`, `"the body is no JSON (at byte %d)"`)
 	stdout.WaitFor(t, "; ready", 1)
@@ -215,7 +219,7 @@ func TestWatchKeepsDebuggingAfterARebuild(t *testing.T) {
 	}
 
 	c, pid := debugOnce(t, "after the rebuild", addr, banner, "After", 4244, printed)
-	defer c.Close()
+	defer c.Disconnect(false)
 	if pid == oldPid {
 		t.Fatalf("after the rebuild Delve debugs process %d, the one before it", pid)
 	}
@@ -238,7 +242,7 @@ func endDebugged(t *testing.T, addr string) {
 	if err != nil {
 		return
 	}
-	defer c.Close()
+	defer c.Disconnect(false)
 	ended := make(chan error, 1)
 	go func() {
 		c.Halt() // Delve detaches a stopped process only
