@@ -253,7 +253,7 @@ func dangerousEdits() []dangerousEdit {
 		{".IGNORE: test", "Makefile", replaceOnce(shellFlags, shellFlags+".IGNORE: test\n"), []string{ruleMakefile}},
 		{"MAKEFLAGS += -i", "Makefile", replaceOnce(shellFlags, shellFlags+"MAKEFLAGS += -i\n"), []string{ruleMakefile}},
 		{"make test runs fuzz with -i", "Makefile", replaceOnce("$(MAKE) --no-print-directory fuzz", "$(MAKE) --no-print-directory -i fuzz"), []string{ruleMakefile}},
-		{"go vet || true in the lint recipe", "Makefile", replaceOnce("\t$(GO) vet ./...\n", "\t$(GO) vet ./... || true\n"), []string{ruleNeutralised}},
+		{"go vet || true in the lint recipe", "Makefile", replaceOnce("\tGOWORK=off $(GO) vet ./...\n", "\tGOWORK=off $(GO) vet ./... || true\n"), []string{ruleNeutralised}},
 		// 9. The deploy order.
 		{"prod needs only build, not dev", ".github/workflows/deploy.yml", replaceOnce(prodNeeds, "  prod:\n    needs: build\n"), []string{ruleDeployOrder}},
 		{"the smoke step removed from dev", ".github/workflows/deploy.yml", removeSpan(smokeStep, smokeCall), []string{ruleDeployOrder}},
