@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 // The rule of reach: every role, and the permissions boundary alone, reaches
@@ -88,7 +90,7 @@ func subjectsOf(e env) ([]subject, error) {
 			if err != nil {
 				return nil, err
 			}
-			arn := fmt.Sprintf("arn:%s:iam::%s:role/%s-%s-Probe", partition, account, r.stack.Name, id)
+			arn := fmt.Sprintf("arn:%s:iam::%s:role/%s-%s-Probe", partition, account, r.Stack().Name, id)
 			out = append(out, subject{e.where(r, id), e.name + " " + id, arn, []any{p["PolicyDocument"]}, nil})
 		}
 	}
@@ -128,10 +130,10 @@ func servicesNamed(s subject) ([]string, []Finding) {
 }
 
 // arnOf is the ARN of a resource of r, where the preflight knows its form.
-func arnOf(r *Resolved, id string) (string, bool) {
-	res, _ := r.resource(id)
+func arnOf(r *samtemplate.Resolved, id string) (string, bool) {
+	res, _ := r.Resource(id)
 	typ, _ := res["Type"].(string)
-	s := r.stack
+	s := r.Stack()
 	switch typ {
 	case "AWS::Lambda::Alias", "AWS::Lambda::Version", "AWS::IAM::ManagedPolicy", "AWS::IAM::OIDCProvider":
 		v, err := r.Value(map[string]any{"Ref": id})
@@ -157,7 +159,7 @@ func arnOf(r *Resolved, id string) (string, bool) {
 
 // resourceTags is the aws:ResourceTag/* context of a resource: the tags the
 // template sets on it.
-func resourceTags(r *Resolved, id string) map[string]any {
+func resourceTags(r *samtemplate.Resolved, id string) map[string]any {
 	p, err := r.Properties(id)
 	if err != nil {
 		return nil
@@ -184,16 +186,7 @@ func stackTargets(e env, class string) []target {
 		if i == 1 {
 			kind = "pipeline"
 		}
-		res, _ := r.doc["Resources"].(map[string]any)
-		ids := make([]string, 0, len(res))
-		for id := range res {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			if !r.Exists(id) {
-				continue
-			}
+		for _, id := range r.ResourceIDs() {
 			arn, ok := arnOf(r, id)
 			if !ok {
 				continue
@@ -201,7 +194,7 @@ func stackTargets(e env, class string) []target {
 			arn = strings.TrimSuffix(arn, ":*") // a log group's Arn attribute ends in :*, its IAM ARN does not
 			label := class + ":" + kind + ":" + id
 			if class == "other-env" {
-				label = class + ":" + r.stack.Name + ":" + id
+				label = class + ":" + r.Stack().Name + ":" + id
 			}
 			out = append(out, target{label, arn, resourceTags(r, id)})
 		}
@@ -358,7 +351,7 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, []stri
 		}
 		otherNames := []string{}
 		for _, r := range o.stacks() {
-			otherNames = append(otherNames, r.stack.Name)
+			otherNames = append(otherNames, r.Stack().Name)
 		}
 		boundary := ""
 		if e.pipeline != nil {
@@ -413,7 +406,7 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, []stri
 							}
 						}
 					}
-					for _, t := range newResources(a, e.app.stack.Name, otherNames) {
+					for _, t := range newResources(a, e.app.Stack().Name, otherNames) {
 						ask(t)
 					}
 				}

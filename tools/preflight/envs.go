@@ -1,3 +1,10 @@
+// Package preflight applies the rules that AWS and GitHub apply at deploy and
+// run time, which neither cfn-lint nor the SAM translator applies, to the
+// translated template.yaml, pipeline/roles.yaml and the workflows: what each
+// role may do is asked of a real IAM policy evaluator (iam.go), with the
+// policies as CloudFormation would make them for one concrete stack
+// (samtemplate.Resolve, for the variants of this file). Its tests are the
+// rules; `make lint` and `make test` run them.
 package preflight
 
 import (
@@ -57,8 +64,8 @@ var stackVariants = []string{"default", "dev", "prod", "edge"}
 type env struct {
 	name     string
 	root     string
-	app      *Resolved
-	pipeline *Resolved // nil for default and edge, which no pipeline deploys
+	app      *samtemplate.Resolved
+	pipeline *samtemplate.Resolved // nil for default and edge, which no pipeline deploys
 }
 
 // translations holds each template's translation: the SAM translator is a
@@ -93,7 +100,7 @@ func loadVariant(root, name string) (env, error) {
 			params[k] = v
 		}
 	}
-	app, err := Resolve(doc, Stack{Name: stackName, Region: region, Account: account, Partition: partition, Params: params})
+	app, err := samtemplate.Resolve(doc, samtemplate.Stack{Name: stackName, Region: region, Account: account, Partition: partition, Params: params})
 	if err != nil {
 		return env{}, fmt.Errorf("template.yaml as %s: %v", stackName, err)
 	}
@@ -105,7 +112,7 @@ func loadVariant(root, name string) (env, error) {
 	if err != nil {
 		return env{}, err
 	}
-	e.pipeline, err = Resolve(roles.Doc, Stack{Name: "plant-store-pipeline-" + name, Region: region, Account: account, Partition: partition,
+	e.pipeline, err = samtemplate.Resolve(roles.Doc, samtemplate.Stack{Name: "plant-store-pipeline-" + name, Region: region, Account: account, Partition: partition,
 		Params: map[string]string{"GitHubOwner": owner, "GitHubRepo": repo, "Environment": name}})
 	if err != nil {
 		return env{}, fmt.Errorf("pipeline/roles.yaml for %s: %v", name, err)
@@ -172,7 +179,7 @@ type role struct {
 // role gathers the role id of r. Managed policies are AWS's
 // (testdata/managed) or the environment's own (its pipeline stack's
 // boundary).
-func (e env) roleOf(r *Resolved, id string) (role, error) {
+func (e env) roleOf(r *samtemplate.Resolved, id string) (role, error) {
 	p, err := r.Properties(id)
 	if err != nil {
 		return role{}, err
@@ -217,7 +224,7 @@ func (e env) managedPolicy(arn string) (any, error) {
 		}
 		return doc, nil
 	}
-	for _, r := range []*Resolved{e.app, e.pipeline} {
+	for _, r := range []*samtemplate.Resolved{e.app, e.pipeline} {
 		if r == nil {
 			continue
 		}
@@ -235,7 +242,7 @@ func (e env) managedPolicy(arn string) (any, error) {
 }
 
 // roleWithArn finds the role of r whose ARN an attribute names.
-func (e env) roleWithArn(r *Resolved, arn any) (role, error) {
+func (e env) roleWithArn(r *samtemplate.Resolved, arn any) (role, error) {
 	for _, id := range r.ResourcesOfType("AWS::IAM::Role") {
 		if a, _ := r.Value(map[string]any{"Fn::GetAtt": []any{id, "Arn"}}); a == arn {
 			return e.roleOf(r, id)
@@ -246,7 +253,7 @@ func (e env) roleWithArn(r *Resolved, arn any) (role, error) {
 
 // where names a resource of one of the variant's stacks for a finding:
 // "<LogicalId> (<file>, <variant>)".
-func (e env) where(r *Resolved, id string) string {
+func (e env) where(r *samtemplate.Resolved, id string) string {
 	file := "template.yaml"
 	if r == e.pipeline {
 		file = "pipeline/roles.yaml"
@@ -256,7 +263,7 @@ func (e env) where(r *Resolved, id string) string {
 
 // placedRole is a role with the stack it belongs to.
 type placedRole struct {
-	stack *Resolved
+	stack *samtemplate.Resolved
 	where string
 	role
 }
@@ -277,11 +284,11 @@ func (e env) roles() ([]placedRole, error) {
 }
 
 // stacks are the variant's resolved stacks, the app's first.
-func (e env) stacks() []*Resolved {
+func (e env) stacks() []*samtemplate.Resolved {
 	if e.pipeline == nil {
-		return []*Resolved{e.app}
+		return []*samtemplate.Resolved{e.app}
 	}
-	return []*Resolved{e.app, e.pipeline}
+	return []*samtemplate.Resolved{e.app, e.pipeline}
 }
 
 func asList(v any) []any {

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 // handlerPermissions is one type's entry of testdata/handlers/handlers.json:
@@ -192,11 +194,11 @@ func TestExecutionRoleCanRunTheHandlers(t *testing.T) {
 	}
 }
 
-func stackTypes(r *Resolved) []string {
+func stackTypes(r *samtemplate.Resolved) []string {
 	seen := map[string]bool{}
-	res, _ := r.doc["Resources"].(map[string]any)
-	for id, v := range res {
-		if typ, _ := v.(map[string]any)["Type"].(string); typ != "" && r.Exists(id) {
+	for _, id := range r.ResourceIDs() {
+		res, _ := r.Resource(id)
+		if typ, _ := res["Type"].(string); typ != "" {
 			seen[typ] = true
 		}
 	}
@@ -218,7 +220,7 @@ func sortedKeys(m map[string]bool) []string {
 func (e env) handlerCalls(t *testing.T, typ, id, action string) ([]handlerCall, bool) {
 	t.Helper()
 	r := e.app
-	s := r.stack
+	s := r.Stack()
 	prop := func(name string) string {
 		p, err := r.Properties(id)
 		if err != nil {
@@ -297,7 +299,7 @@ func (e env) handlerCalls(t *testing.T, typ, id, action string) ([]handlerCall, 
 	case "AWS::Lambda::Function":
 		return one(attr(id, "Arn"), nil)
 	case "AWS::Lambda::Version", "AWS::Lambda::Alias", "AWS::Lambda::Permission":
-		return one(r.functionArn(prop("FunctionName")), nil)
+		return one(r.FunctionArn(prop("FunctionName")), nil)
 	case "AWS::IAM::Role":
 		ctx := map[string]any{}
 		p, _ := r.Properties(id)
@@ -378,7 +380,7 @@ func (e env) handlerCalls(t *testing.T, typ, id, action string) ([]handlerCall, 
 // crossService places the handler permissions of one service that another
 // type's handler needs, where the template uses them.
 func (e env) crossService(typ, action string, prop func(string) string) ([]handlerCall, bool) {
-	s := e.app.stack
+	s := e.app.Stack()
 	switch {
 	case action == "apigateway:SetWebACL" && typ == "AWS::WAFv2::WebACLAssociation":
 		return []handlerCall{{action, fmt.Sprintf("arn:%s:apigateway:%s::/restapis/preflight1/stages/v1", s.Partition, s.Region), nil}}, true

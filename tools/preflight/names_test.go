@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 // maxStackName is the longest stack name whose names all fit: the hook's
@@ -51,7 +53,7 @@ func tooLong(t *testing.T, stack string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := Resolve(doc, Stack{Name: stack, Region: region, Account: account, Partition: partition, Params: map[string]string{
+	app, err := samtemplate.Resolve(doc, samtemplate.Stack{Name: stack, Region: region, Account: account, Partition: partition, Params: map[string]string{
 		"EnableWaf": "true", "DomainName": "api.example.com", "HostedZoneId": "Z0EXAMPLE",
 		"CertificateArn": "arn:aws:acm:eu-west-1:123456789012:certificate/example", "ApiAccessLogs": "set-account-role",
 	}})

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 func stackArn(name string) string {
@@ -92,7 +94,7 @@ func TestDeployRoleCanDeployItsStack(t *testing.T) {
 // resource: the tags the template sets on it. CloudFormation adds its own
 // aws:cloudformation:* tags only to resources whose type takes stack-level
 // tags; a user pool's tags are its UserPoolTags alone.
-func tagContext(t *testing.T, r *Resolved, id string) map[string]any {
+func tagContext(t *testing.T, r *samtemplate.Resolved, id string) map[string]any {
 	t.Helper()
 	if _, err := r.Properties(id); err != nil {
 		t.Fatal(err)
@@ -147,10 +149,10 @@ func (e env) templateTags(t *testing.T, service, tag, value string) bool {
 	if prefix == "" {
 		t.Fatalf("no CloudFormation namespace known for the service %s", service)
 	}
-	res, _ := e.app.doc["Resources"].(map[string]any)
-	for id, r := range res {
-		typ, _ := r.(map[string]any)["Type"].(string)
-		if strings.HasPrefix(typ, prefix) && e.app.Exists(id) && tagContext(t, e.app, id)["aws:ResourceTag/"+tag] == value {
+	for _, id := range e.app.ResourceIDs() {
+		res, _ := e.app.Resource(id)
+		typ, _ := res["Type"].(string)
+		if strings.HasPrefix(typ, prefix) && tagContext(t, e.app, id)["aws:ResourceTag/"+tag] == value {
 			return true
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 var environments = []string{"default", "dev", "prod"}
@@ -132,7 +134,7 @@ func TestRolesAllowWhatTheirFunctionsNeed(t *testing.T) {
 
 // resourceContext is what IAM sees of a resource of the stack when a call
 // reaches it: a user pool's tags.
-func resourceContext(t *testing.T, app *Resolved, arn string) map[string]any {
+func resourceContext(t *testing.T, app *samtemplate.Resolved, arn string) map[string]any {
 	t.Helper()
 	for _, pool := range app.ResourcesOfType("AWS::Cognito::UserPool") {
 		if id, _ := app.Value(map[string]any{"Ref": pool}); strings.HasSuffix(arn, ":userpool/"+fmt.Sprint(id)) {
@@ -144,7 +146,7 @@ func resourceContext(t *testing.T, app *Resolved, arn string) map[string]any {
 
 // callResources are the resources a function's call reaches, by its
 // configuration.
-func callResources(t *testing.T, app *Resolved, call string, vars map[string]any) []string {
+func callResources(t *testing.T, app *samtemplate.Resolved, call string, vars map[string]any) []string {
 	t.Helper()
 	service, _, _ := strings.Cut(call, ":")
 	switch service {
@@ -198,7 +200,7 @@ func TestFailedFirstCreateLeavesNothing(t *testing.T) {
 	}
 }
 
-func failedCreateLeavesNoTable(t *testing.T, app *Resolved, tables []string) {
+func failedCreateLeavesNoTable(t *testing.T, app *samtemplate.Resolved, tables []string) {
 	t.Helper()
 	for _, id := range tables {
 		if p := app.Attribute(id, "DeletionPolicy"); p != "RetainExceptOnCreate" {
@@ -218,7 +220,7 @@ func failedCreateLeavesNoTable(t *testing.T, app *Resolved, tables []string) {
 }
 
 // declaresLogGroup says whether the stack makes the log group name.
-func declaresLogGroup(app *Resolved, name string) bool {
+func declaresLogGroup(app *samtemplate.Resolved, name string) bool {
 	for _, id := range app.ResourcesOfType("AWS::Logs::LogGroup") {
 		if v, _ := app.Value(map[string]any{"Ref": id}); v == name {
 			return true

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 var translated = func() (map[string]any, error) { return translate(filepath.Join(repoRoot, "template.yaml")) }
@@ -36,7 +38,7 @@ func samconfig(t *testing.T, name string) (string, map[string]string) {
 	return stack, params
 }
 
-func (e env) role(t *testing.T, r *Resolved, id string) role {
+func (e env) role(t *testing.T, r *samtemplate.Resolved, id string) role {
 	t.Helper()
 	ro, err := e.roleOf(r, id)
 	if err != nil {
@@ -184,7 +186,7 @@ func buildPackages(t *testing.T) map[string]string {
 }
 
 // roleWith finds the role whose ARN an attribute names.
-func (e env) roleWith(t *testing.T, r *Resolved, arn any) role {
+func (e env) roleWith(t *testing.T, r *samtemplate.Resolved, arn any) role {
 	t.Helper()
 	ro, err := e.roleWithArn(r, arn)
 	if err != nil {

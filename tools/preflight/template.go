@@ -22,6 +22,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 // The committed files of the template rules, relative to the repository.
@@ -86,10 +88,10 @@ const hs256Variable = "AUTH_HS256_SECRET"
 // variant, whatever it resolves to there: a parameter's Ref (NoEcho or
 // not), an Fn::If, a {{resolve:...}} dynamic reference all reach the
 // deployed function with the value the deployer gives.
-func HS256SecretFindings(r *Resolved) []Finding {
+func HS256SecretFindings(r *samtemplate.Resolved) []Finding {
 	var out []Finding
 	for _, id := range r.ResourcesOfType("AWS::Lambda::Function") {
-		res, _ := r.resource(id)
+		res, _ := r.Resource(id)
 		props, _ := res["Properties"].(map[string]any)
 		for _, v := range valuesOfKey(props["Environment"], hs256Variable) {
 			if s, ok := v.(string); ok && s == "" {
@@ -141,7 +143,7 @@ func describeSecret(v any) string {
 
 // stackFunctions maps the name of each function of the stack (its Ref)
 // to its logical id.
-func stackFunctions(r *Resolved) map[string]string {
+func stackFunctions(r *samtemplate.Resolved) map[string]string {
 	out := map[string]string{}
 	for _, id := range r.ResourcesOfType("AWS::Lambda::Function") {
 		if name, err := r.Value(map[string]any{"Ref": id}); err == nil {
@@ -212,7 +214,7 @@ var openAPIMethods = map[string]string{
 // restAPIsOf reads the stack's REST APIs: the routes of each RestApi's
 // inline OpenAPI Body (what SAM makes of the Api events) and of any
 // AWS::ApiGateway::Method, with what guards each.
-func restAPIsOf(r *Resolved) ([]*restAPI, []Finding) {
+func restAPIsOf(r *samtemplate.Resolved) ([]*restAPI, []Finding) {
 	var apis []*restAPI
 	var out []Finding
 	byID := map[string]*restAPI{}
@@ -270,7 +272,7 @@ func restAPIsOf(r *Resolved) ([]*restAPI, []Finding) {
 	for _, id := range r.ResourcesOfType("AWS::ApiGateway::Authorizer") {
 		raw := rawProperties(r, id)
 		p, _ := r.Properties(id)
-		api := byID[refTo(raw["RestApiId"])]
+		api := byID[samtemplate.RefTo(raw["RestApiId"])]
 		uri, _ := p["AuthorizerUri"].(string)
 		typ, _ := p["Type"].(string)
 		if api == nil || (typ != "TOKEN" && typ != "REQUEST") || fns[functionName(uri)] == "" {
@@ -280,7 +282,7 @@ func restAPIsOf(r *Resolved) ([]*restAPI, []Finding) {
 		api.authorizers[functionName(uri)] = true
 	}
 	for _, id := range r.ResourcesOfType("AWS::ApiGateway::Stage") {
-		if api := byID[refTo(rawProperties(r, id)["RestApiId"])]; api != nil {
+		if api := byID[samtemplate.RefTo(rawProperties(r, id)["RestApiId"])]; api != nil {
 			p, _ := r.Properties(id)
 			if name, ok := p["StageName"].(string); ok {
 				api.stages = append(api.stages, name)
@@ -289,7 +291,7 @@ func restAPIsOf(r *Resolved) ([]*restAPI, []Finding) {
 	}
 	for _, id := range r.ResourcesOfType("AWS::ApiGateway::Method") {
 		raw := rawProperties(r, id)
-		api := byID[refTo(raw["RestApiId"])]
+		api := byID[samtemplate.RefTo(raw["RestApiId"])]
 		if api == nil {
 			out = append(out, Finding{Where: id, Rule: "names no RestApi of this template (RestApiId is not its Ref): the preflight cannot tell whose route it is"})
 			continue
@@ -307,7 +309,7 @@ func restAPIsOf(r *Resolved) ([]*restAPI, []Finding) {
 		method := strings.ToUpper(fmt.Sprint(p["HttpMethod"]))
 		authType, _ := p["AuthorizationType"].(string)
 		rt := apiRoute{method: method, path: path}
-		switch fn := authorizerFns[refTo(raw["AuthorizerId"])]; {
+		switch fn := authorizerFns[samtemplate.RefTo(raw["AuthorizerId"])]; {
 		case authType == "CUSTOM" && fn != "":
 			rt.authorized = true
 		case authType == "CUSTOM":
@@ -376,29 +378,21 @@ func guardedBy(sec any, schemes map[string]string) (bool, string) {
 }
 
 // rawProperties are a resource's Properties as the template has them.
-func rawProperties(r *Resolved, id string) map[string]any {
-	res, _ := r.resource(id)
+func rawProperties(r *samtemplate.Resolved, id string) map[string]any {
+	res, _ := r.Resource(id)
 	p, _ := res["Properties"].(map[string]any)
 	return p
-}
-
-// refTo is the logical id that a {"Ref": id} names, "" for anything else.
-func refTo(v any) string {
-	m, _ := v.(map[string]any)
-	s, _ := m["Ref"].(string)
-	return s
 }
 
 // resourcePath is the path of an AWS::ApiGateway::Method's ResourceId: the
 // API's RootResourceId is /, an AWS::ApiGateway::Resource its parent's
 // path and its PathPart.
-func resourcePath(r *Resolved, v any, depth int) (string, bool) {
-	m, _ := v.(map[string]any)
-	if ga, ok := m["Fn::GetAtt"].([]any); ok && len(ga) == 2 && ga[1] == "RootResourceId" {
+func resourcePath(r *samtemplate.Resolved, v any, depth int) (string, bool) {
+	if _, attr, ok := samtemplate.GetAttOf(v); ok && attr == "RootResourceId" {
 		return "/", true
 	}
-	id := refTo(v)
-	res, ok := r.resource(id)
+	id := samtemplate.RefTo(v)
+	res, ok := r.Resource(id)
 	if !ok || res["Type"] != "AWS::ApiGateway::Resource" || depth > 32 {
 		return "", false
 	}
@@ -439,7 +433,7 @@ func resourcePath(r *Resolved, v any, depth int) (string, bool) {
 // (testdata/managed). A permission naming a function the stack does not
 // create is refused too: the stack has no business widening another's
 // policy.
-func LambdaPermissionFindings(r *Resolved) []Finding {
+func LambdaPermissionFindings(r *samtemplate.Resolved) []Finding {
 	const fix = "remove it; API Gateway's permissions come from SAM's Api events and Auth.Authorizers, each for one route or this API's authorizers"
 	var out []Finding
 	fns := stackFunctions(r)
@@ -474,7 +468,7 @@ func LambdaPermissionFindings(r *Resolved) []Finding {
 			refuse(fmt.Sprintf("lets API Gateway invoke %s with no SourceArn: any API of any account may", fns[fn]))
 			continue
 		}
-		if why := sourceRefused(r.stack, apis, source, fn); why != "" {
+		if why := sourceRefused(r.Stack(), apis, source, fn); why != "" {
 			refuse(fmt.Sprintf("lets API Gateway invoke %s from %s: %s", fns[fn], source, why))
 		}
 	}
@@ -483,7 +477,7 @@ func LambdaPermissionFindings(r *Resolved) []Finding {
 
 // sourceRefused says why an execute-api SourceArn is not one of this
 // stack's routes (or authorizers) for the function fn; "" when it is.
-func sourceRefused(s Stack, apis []*restAPI, source, fn string) string {
+func sourceRefused(s samtemplate.Stack, apis []*restAPI, source, fn string) string {
 	parts := strings.SplitN(source, ":", 6)
 	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "execute-api" {
 		return "it is not an execute-api ARN"
@@ -542,7 +536,7 @@ func sourceRefused(s Stack, apis []*restAPI, source, fn string) string {
 // the operation's security; API Gateway's AuthorizationType CUSTOM), unless
 // the allowlist names it (kind public-route). A route without one is served
 // to anyone: the functions trust the gateway's principal.
-func RouteFindings(r *Resolved, allow *Allowlist) []Finding {
+func RouteFindings(r *samtemplate.Resolved, allow *Allowlist) []Finding {
 	apis, out := restAPIsOf(r)
 	for _, api := range apis {
 		for _, rt := range api.routes {
@@ -682,7 +676,7 @@ func (ref *StatefulReference) Marshal() ([]byte, error) {
 
 // StatefulSnapshot is the stateful resources of a stack, as StatefulFile
 // records them.
-func StatefulSnapshot(r *Resolved) (map[string]StatefulResource, error) {
+func StatefulSnapshot(r *samtemplate.Resolved) (map[string]StatefulResource, error) {
 	out := map[string]StatefulResource{}
 	for typ, st := range statefulTypes {
 		for _, id := range r.ResourcesOfType(typ) {
@@ -817,7 +811,7 @@ func (c statefulChange) finding() Finding {
 // StatefulFindings: the stateful resources of the environment's stack are
 // those of the reference, with the same values of the properties that
 // cannot change in place.
-func StatefulFindings(r *Resolved, environment string, ref *StatefulReference) []Finding {
+func StatefulFindings(r *samtemplate.Resolved, environment string, ref *StatefulReference) []Finding {
 	var want map[string]StatefulResource
 	ok := false
 	if ref != nil {

@@ -134,7 +134,7 @@ func (t *Template) RestAPI(id string) (*API, error) {
 				continue
 			}
 			ep, _ := ev["Properties"].(map[string]any)
-			if ref, _ := ep["RestApiId"].(map[string]any); ref["Ref"] != id {
+			if RefTo(ep["RestApiId"]) != id {
 				continue
 			}
 			path, _ := ep["Path"].(string)
@@ -157,12 +157,10 @@ func (t *Template) RestAPI(id string) (*API, error) {
 // AutoPublishAlias, which SAM resolves to the alias ARN). Locally both run
 // the function's one build.
 func (t *Template) functionOf(v any) (string, error) {
-	m, _ := v.(map[string]any)
-	if ga, _ := m["Fn::GetAtt"].([]any); len(ga) == 2 && ga[1] == "Arn" {
-		fn, _ := ga[0].(string)
+	if fn, attr, ok := GetAttOf(v); ok && attr == "Arn" {
 		return fn, nil
 	}
-	if ref, _ := m["Ref"].(string); strings.HasSuffix(ref, ".Alias") {
+	if ref := RefTo(v); strings.HasSuffix(ref, ".Alias") {
 		fn := strings.TrimSuffix(ref, ".Alias")
 		if t.autoPublishAlias(fn) == "" {
 			return "", fmt.Errorf("FunctionArn !Ref %s: %s has no AutoPublishAlias", ref, fn)

@@ -80,9 +80,22 @@ func (t *Template) Declared(function string) (map[string]any, error) {
 //     the template's value, replaced by the shell's value of that name,
 //     replaced by the env file's "Parameters" entry, replaced by the env
 //     file's entry for the function (by logical ID); every value stringified
-//     (see Stringify).
+//     (see stringify).
 //
 // Nothing undeclared reaches the function, from the shell or the file.
+//
+// The template's value is taken as written: no intrinsic function in it is
+// resolved, and stringify makes each (a map: !Ref, !Sub, !If ...) "". SAM
+// CLI does so with what its IntrinsicResolver leaves unresolved (an !If on
+// a condition the template lacks, say), but it first resolves what it can
+// (samcli/lib/providers/sam_base_provider.py get_template runs
+// samcli/lib/intrinsic_resolver/intrinsic_property_resolver.py with
+// ignore_errors): a parameter's !Ref becomes its default, a resource's !Ref
+// its logical ID, an !GetAtt of Arn a placeholder ARN
+// (intrinsics_symbol_table.py). Here every declared intrinsic is "" until
+// the shell or an env file sets it, as env_test.go holds. The settings
+// (MemorySize, Timeout) go through Number, which resolves a parameter's !Ref
+// to its default as SAM CLI does, with Resolve's evaluator.
 func (t *Template) ResolveEnv(function string, shell func(string) (string, bool), file EnvFile, session Session) (map[string]string, error) {
 	declared, err := t.Declared(function)
 	if err != nil {

@@ -130,6 +130,27 @@ func (t *Template) Get(path ...string) any {
 	return v
 }
 
+// RefTo is the name that a {"Ref": name} names, "" for any other value.
+func RefTo(v any) string {
+	m, _ := v.(map[string]any)
+	s, _ := m["Ref"].(string)
+	return s
+}
+
+// GetAttOf reads an {"Fn::GetAtt": [id, attribute]}, the form Parse gives
+// !GetAtt id.attribute and the SAM translator writes; ok is false for any
+// other value.
+func GetAttOf(v any) (id, attr string, ok bool) {
+	m, _ := v.(map[string]any)
+	ga, _ := m["Fn::GetAtt"].([]any)
+	if len(ga) != 2 {
+		return "", "", false
+	}
+	id, _ = ga[0].(string)
+	attr, _ = ga[1].(string)
+	return id, attr, true
+}
+
 // ParameterDefault is the Default of a template parameter, as a string.
 func (t *Template) ParameterDefault(name string) (string, bool) {
 	p := t.Map("Parameters", name)
@@ -143,16 +164,19 @@ func (t *Template) ParameterDefault(name string) (string, bool) {
 	return stringify(d), true
 }
 
-// Number resolves a template value that should be a number: a literal, or a
-// !Ref to a parameter with a numeric default.
+// Number resolves a template value that should be a number: a literal, or
+// an intrinsic function (a !Ref to a parameter with a numeric default, in
+// practice) resolved as sam local resolves it, with the parameters' defaults
+// (Resolve, for SAM CLI's placeholder stack).
 func (t *Template) Number(v any) (float64, error) {
 	if m, ok := v.(map[string]any); ok {
-		name, _ := m["Ref"].(string)
-		d, ok := t.ParameterDefault(name)
-		if !ok {
-			return 0, fmt.Errorf("%v is not a number or a parameter with a default", v)
+		r, err := newResolved(t.Doc, samLocal)
+		if err == nil {
+			v, err = r.Value(m)
 		}
-		v = d
+		if err != nil {
+			return 0, fmt.Errorf("%v is not a number or a parameter with a default: %w", m, err)
+		}
 	}
 	switch n := v.(type) {
 	case int:

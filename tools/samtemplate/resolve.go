@@ -1,10 +1,9 @@
-// Package preflight applies the rules that AWS and GitHub apply at deploy and
-// run time, which neither cfn-lint nor the SAM translator applies, to the
-// translated template.yaml, pipeline/roles.yaml and the workflows: what each
-// role may do is asked of a real IAM policy evaluator (iam.go), with the
-// policies as CloudFormation would make them for one concrete stack
-// (resolve.go). Its tests are the rules; `make lint` and `make test` run them.
-package preflight
+package samtemplate
+
+// The one evaluator of CloudFormation's intrinsic functions: a template, as
+// Parse (or Translate) reads it, made concrete for one stack. tools/preflight
+// asks it what CloudFormation would make of template.yaml and
+// pipeline/roles.yaml; Number asks it for sam local's values.
 
 import (
 	"fmt"
@@ -24,25 +23,52 @@ type Stack struct {
 	Params map[string]string
 }
 
+// samLocal is the stack SAM CLI resolves a template for under sam local: the
+// pseudo parameters' placeholders (DEFAULT_PSEUDO_PARAM_VALUES in
+// samcli/lib/intrinsic_resolver/intrinsics_symbol_table.py) and the
+// template's parameter defaults. SAM CLI's AWS::URLSuffix there is
+// "localhost" and its AWS::StackId another placeholder; Resolved gives
+// CloudFormation's forms, which no number or setting read locally uses.
+var samLocal = Stack{Name: "local", Region: "us-east-1", Account: "123456789012", Partition: "aws"}
+
 // Resolved is a template with its conditions decided and every intrinsic
 // function replaced by the value CloudFormation would give it for a Stack.
+// A parameter's value is a string (a CommaDelimitedList's too, for
+// Fn::Split to cut).
 type Resolved struct {
+	tpl        *Template
 	stack      Stack
-	doc        map[string]any
 	params     map[string]string
-	conditions map[string]bool
+	conditions map[string]bool // the conditions decided so far
 }
 
 // noValue stands for AWS::NoValue until the enclosing map or list drops it.
 type noValue struct{}
 
-// Resolve decides the template's conditions for the stack.
+// Resolve decides the template's conditions for the stack. doc is a
+// template in long form: Template.Doc, or Translate's output.
 func Resolve(doc map[string]any, s Stack) (*Resolved, error) {
-	r := &Resolved{stack: s, doc: doc, params: map[string]string{}, conditions: map[string]bool{}}
-	params, _ := doc["Parameters"].(map[string]any)
-	for name, p := range params {
-		if d, ok := p.(map[string]any)["Default"]; ok {
-			r.params[name] = fmt.Sprint(d)
+	r, err := newResolved(doc, s)
+	if err != nil {
+		return nil, err
+	}
+	for name := range r.tpl.Map("Conditions") {
+		if _, err := r.condition(name, map[string]bool{}); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// newResolved is Resolve without deciding the conditions up front: each is
+// decided when an Fn::If or a resource first asks for it.
+func newResolved(doc map[string]any, s Stack) (*Resolved, error) {
+	t := &Template{Doc: doc}
+	r := &Resolved{tpl: t, stack: s, params: map[string]string{}, conditions: map[string]bool{}}
+	params := t.Map("Parameters")
+	for name := range params {
+		if d, ok := t.ParameterDefault(name); ok {
+			r.params[name] = d
 		}
 	}
 	for k, v := range s.Params {
@@ -51,16 +77,10 @@ func Resolve(doc map[string]any, s Stack) (*Resolved, error) {
 		}
 		r.params[k] = v
 	}
-	conds, _ := doc["Conditions"].(map[string]any)
-	for name := range conds {
-		if _, err := r.condition(name, conds, map[string]bool{}); err != nil {
-			return nil, err
-		}
-	}
 	return r, nil
 }
 
-func (r *Resolved) condition(name string, conds map[string]any, seen map[string]bool) (bool, error) {
+func (r *Resolved) condition(name string, seen map[string]bool) (bool, error) {
 	if v, ok := r.conditions[name]; ok {
 		return v, nil
 	}
@@ -68,11 +88,11 @@ func (r *Resolved) condition(name string, conds map[string]any, seen map[string]
 		return false, fmt.Errorf("condition %s refers to itself", name)
 	}
 	seen[name] = true
-	def, ok := conds[name]
+	def, ok := r.tpl.Map("Conditions")[name]
 	if !ok {
 		return false, fmt.Errorf("no condition %s", name)
 	}
-	v, err := r.boolean(def, conds, seen)
+	v, err := r.boolean(def, seen)
 	if err != nil {
 		return false, fmt.Errorf("condition %s: %w", name, err)
 	}
@@ -80,7 +100,7 @@ func (r *Resolved) condition(name string, conds map[string]any, seen map[string]
 	return v, nil
 }
 
-func (r *Resolved) boolean(v any, conds map[string]any, seen map[string]bool) (bool, error) {
+func (r *Resolved) boolean(v any, seen map[string]bool) (bool, error) {
 	m, ok := v.(map[string]any)
 	if !ok || len(m) != 1 {
 		return false, fmt.Errorf("%v is not a condition function", v)
@@ -89,7 +109,7 @@ func (r *Resolved) boolean(v any, conds map[string]any, seen map[string]bool) (b
 		args, _ := arg.([]any)
 		switch fn {
 		case "Condition":
-			return r.condition(arg.(string), conds, seen)
+			return r.condition(arg.(string), seen)
 		case "Fn::Equals":
 			if len(args) != 2 {
 				return false, fmt.Errorf("Fn::Equals wants 2 arguments")
@@ -106,7 +126,7 @@ func (r *Resolved) boolean(v any, conds map[string]any, seen map[string]bool) (b
 		case "Fn::Not", "Fn::And", "Fn::Or":
 			var vals []bool
 			for _, a := range args {
-				b, err := r.boolean(a, conds, seen)
+				b, err := r.boolean(a, seen)
 				if err != nil {
 					return false, err
 				}
@@ -136,27 +156,33 @@ func (r *Resolved) boolean(v any, conds map[string]any, seen map[string]bool) (b
 	return false, nil
 }
 
-// Condition is the value of a named condition.
-func (r *Resolved) Condition(name string) bool { return r.conditions[name] }
+// Stack is the stack the template is resolved for.
+func (r *Resolved) Stack() Stack { return r.stack }
+
+// Condition is the value of a named condition (false for one the template
+// does not define).
+func (r *Resolved) Condition(name string) bool {
+	v, _ := r.condition(name, map[string]bool{})
+	return v
+}
 
 // Exists says whether a logical id is a resource the stack creates (its
 // condition, if any, holds).
 func (r *Resolved) Exists(id string) bool {
-	res, ok := r.resource(id)
+	res, ok := r.Resource(id)
 	if !ok {
 		return false
 	}
 	c, has := res["Condition"].(string)
-	return !has || r.conditions[c]
+	return !has || r.Condition(c)
 }
 
-// ResourcesOfType lists the logical ids of the resources of a type that the
-// stack creates, sorted.
-func (r *Resolved) ResourcesOfType(typ string) []string {
+// ResourceIDs lists the logical ids of the resources the stack creates,
+// sorted.
+func (r *Resolved) ResourceIDs() []string {
 	var ids []string
-	res, _ := r.doc["Resources"].(map[string]any)
-	for id, v := range res {
-		if m, _ := v.(map[string]any); m["Type"] == typ && r.Exists(id) {
+	for id := range r.tpl.Map("Resources") {
+		if r.Exists(id) {
 			ids = append(ids, id)
 		}
 	}
@@ -164,9 +190,27 @@ func (r *Resolved) ResourcesOfType(typ string) []string {
 	return ids
 }
 
+// ResourcesOfType lists the logical ids of the resources of a type that the
+// stack creates, sorted.
+func (r *Resolved) ResourcesOfType(typ string) []string {
+	var ids []string
+	for _, id := range r.ResourceIDs() {
+		if res, _ := r.Resource(id); res["Type"] == typ {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// Resource is a resource as the template has it, unresolved.
+func (r *Resolved) Resource(id string) (map[string]any, bool) {
+	m, ok := r.tpl.Map("Resources")[id].(map[string]any)
+	return m, ok
+}
+
 // Properties is a resource's Properties, resolved.
 func (r *Resolved) Properties(id string) (map[string]any, error) {
-	res, ok := r.resource(id)
+	res, ok := r.Resource(id)
 	if !ok {
 		return nil, fmt.Errorf("no resource %s", id)
 	}
@@ -180,14 +224,8 @@ func (r *Resolved) Properties(id string) (map[string]any, error) {
 
 // Attribute is a resource attribute outside Properties (DeletionPolicy ...).
 func (r *Resolved) Attribute(id, name string) any {
-	res, _ := r.resource(id)
+	res, _ := r.Resource(id)
 	return res[name]
-}
-
-func (r *Resolved) resource(id string) (map[string]any, bool) {
-	res, _ := r.doc["Resources"].(map[string]any)
-	m, ok := res[id].(map[string]any)
-	return m, ok
 }
 
 // Value resolves every intrinsic function in v.
@@ -256,57 +294,52 @@ func (r *Resolved) intrinsic(fn string, arg any) (any, error) {
 		if len(args) != 3 {
 			return nil, fmt.Errorf("Fn::If %v", arg)
 		}
-		c, ok := r.conditions[fmt.Sprint(args[0])]
-		if _, known := r.conditions[fmt.Sprint(args[0])]; !known {
+		name := fmt.Sprint(args[0])
+		if _, defined := r.tpl.Map("Conditions")[name]; !defined {
 			return nil, fmt.Errorf("Fn::If names no condition %v", args[0])
 		}
-		if c && ok {
+		c, err := r.condition(name, map[string]bool{})
+		if err != nil {
+			return nil, err
+		}
+		if c {
 			return r.value(args[1])
 		}
 		return r.value(args[2])
-	case "Fn::Join":
+	case "Fn::Join", "Fn::Select", "Fn::Split":
 		if len(args) != 2 {
-			return nil, fmt.Errorf("Fn::Join %v", arg)
+			return nil, fmt.Errorf("%s %v", fn, arg)
 		}
-		list, err := r.value(args[1])
+		second, err := r.value(args[1])
 		if err != nil {
 			return nil, err
 		}
-		var parts []string
-		for _, e := range list.([]any) {
-			parts = append(parts, fmt.Sprint(e))
-		}
-		return strings.Join(parts, fmt.Sprint(args[0])), nil
-	case "Fn::Select":
-		if len(args) != 2 {
-			return nil, fmt.Errorf("Fn::Select %v", arg)
-		}
-		list, err := r.value(args[1])
-		if err != nil {
-			return nil, err
-		}
-		var i int
-		fmt.Sscan(fmt.Sprint(args[0]), &i)
-		l, _ := list.([]any)
-		if i < 0 || i >= len(l) {
-			return nil, fmt.Errorf("Fn::Select %d of %d", i, len(l))
-		}
-		return l[i], nil
-	case "Fn::Split":
-		if len(args) != 2 {
-			return nil, fmt.Errorf("Fn::Split %v", arg)
-		}
-		s, err := r.value(args[1])
-		if err != nil {
-			return nil, err
+		list, isList := second.([]any)
+		switch fn {
+		case "Fn::Join":
+			if !isList {
+				return nil, fmt.Errorf("Fn::Join of %v, which is not a list", second)
+			}
+			var parts []string
+			for _, e := range list {
+				parts = append(parts, fmt.Sprint(e))
+			}
+			return strings.Join(parts, fmt.Sprint(args[0])), nil
+		case "Fn::Select":
+			var i int
+			fmt.Sscan(fmt.Sprint(args[0]), &i)
+			if i < 0 || i >= len(list) {
+				return nil, fmt.Errorf("Fn::Select %d of %d", i, len(list))
+			}
+			return list[i], nil
 		}
 		var out []any
-		for _, p := range strings.Split(fmt.Sprint(s), fmt.Sprint(args[0])) {
+		for _, p := range strings.Split(fmt.Sprint(second), fmt.Sprint(args[0])) {
 			out = append(out, p)
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("%s is not resolved by the preflight", fn)
+	return nil, fmt.Errorf("%s is not resolved (samtemplate.Resolve)", fn)
 }
 
 var subVar = regexp.MustCompile(`\$\{([^!}][^}]*)\}`)
@@ -372,7 +405,7 @@ func (r *Resolved) ref(name string) (any, error) {
 	if v, ok := r.params[name]; ok {
 		return v, nil
 	}
-	res, ok := r.resource(name)
+	res, ok := r.Resource(name)
 	if !ok {
 		return nil, fmt.Errorf("no parameter or resource named %s (Ref)", name)
 	}
@@ -388,7 +421,7 @@ func (r *Resolved) ref(name string) (any, error) {
 			return nil, err
 		}
 		alias, _ := p["Name"].(string)
-		return r.functionArn(fmt.Sprint(fn)) + ":" + alias, nil
+		return r.FunctionArn(fmt.Sprint(fn)) + ":" + alias, nil
 	case "AWS::IAM::ManagedPolicy":
 		return fmt.Sprintf("arn:%s:iam::%s:policy/%s", s.Partition, s.Account, r.name(name, res, "ManagedPolicyName")), nil
 	case "AWS::Cognito::UserPool":
@@ -419,7 +452,8 @@ var nameProperty = map[string]string{
 }
 
 // name is the resource's physical name: the named property, or the name
-// CloudFormation generates, <stack>-<LogicalId>-<random>.
+// CloudFormation generates, <stack>-<LogicalId>-<random> (the random part
+// a fixed PREFLIGHT1AB, as the other generated ids are fixed placeholders).
 func (r *Resolved) name(id string, res map[string]any, prop string) string {
 	if p, _ := res["Properties"].(map[string]any); prop != "" && p[prop] != nil {
 		if v, err := r.Value(p[prop]); err == nil && v != nil {
@@ -429,7 +463,9 @@ func (r *Resolved) name(id string, res map[string]any, prop string) string {
 	return r.stack.Name + "-" + id + "-PREFLIGHT1AB"
 }
 
-func (r *Resolved) functionArn(name string) string {
+// FunctionArn is the ARN of the function a FunctionName names in the
+// stack's account and region: the name itself when it is an ARN.
+func (r *Resolved) FunctionArn(name string) string {
 	if strings.HasPrefix(name, "arn:") {
 		return name
 	}
@@ -440,11 +476,11 @@ func (r *Resolved) functionArn(name string) string {
 func (r *Resolved) versionFunction(res map[string]any) (string, error) {
 	p, _ := res["Properties"].(map[string]any)
 	fn, err := r.value(p["FunctionName"])
-	return r.functionArn(fmt.Sprint(fn)), err
+	return r.FunctionArn(fmt.Sprint(fn)), err
 }
 
 func (r *Resolved) getAtt(id, attr string) (any, error) {
-	res, ok := r.resource(id)
+	res, ok := r.Resource(id)
 	if !ok {
 		return nil, fmt.Errorf("Fn::GetAtt %s.%s: no resource %s", id, attr, id)
 	}
@@ -457,7 +493,7 @@ func (r *Resolved) getAtt(id, attr string) (any, error) {
 	name := fmt.Sprint(ref)
 	switch typ + "." + attr {
 	case "AWS::Lambda::Function.Arn":
-		return r.functionArn(name), nil
+		return r.FunctionArn(name), nil
 	case "AWS::Lambda::Version.Version":
 		return "1", nil
 	case "AWS::IAM::Role.Arn":
