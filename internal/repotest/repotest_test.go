@@ -22,9 +22,9 @@ func TestRootIsTheProductsGoMod(t *testing.T) {
 func TestTheToolsModuleIsNoRoot(t *testing.T) {
 	dir := t.TempDir()
 	for path, text := range map[string]string{
-		"go.mod":       "module github.com/plantstore/plantstore\n\ngo 1.26.0\n",
-		"tools/go.mod": "// The workshop\nmodule github.com/plantstore/plantstore/tools\n",
-		"other/go.mod": "module example.com/plantstore\n",
+		"go.mod":        "module github.com/plantstore/plantstore\n\ngo 1.26.0\n",
+		"tools/go.mod":  "// The workshop\nmodule github.com/plantstore/plantstore/tools\n",
+		"other/go.mod":  "module example.com/plantstore\n",
 		"quoted/go.mod": "module \"github.com/plantstore/plantstore\" // the product\n",
 		"tabbed/go.mod": "module\tgithub.com/plantstore/plantstore\n",
 		"longer/go.mod": "module github.com/plantstore/plantstorex\n",
