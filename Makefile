@@ -17,10 +17,12 @@ STATICCHECK_VERSION ?= v0.8.2
 GOSEC_VERSION       ?= v2.29.0
 ACTIONLINT_VERSION  ?= v1.7.12
 DLV_VERSION         ?= v1.27.2
-# gosec reads what ships: functions/, cmd/localapi and internal/. tools/ is
-# left out: it never ships, and by design runs the commands and opens the
-# files and URLs that its user names.
-GOSEC_EXCLUDE := tools
+# gosec reads what ships: the packages of the product that its commands
+# (the functions and cmd/localapi) are built from, as go list -deps names
+# them. The test support beside them (internal/lambdatest, ...) and tools/
+# are left out: they never ship, and by design run the commands and open the
+# files and URLs that their user names.
+SHIPPED_PACKAGES = GOWORK=off $(GO) list -deps -f '{{with .Module}}{{if .Main}}{{$$.Dir}}{{end}}{{end}}' $$(GOWORK=off $(GO) list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./...)
 
 # Two modules (docs/design.md, "Two modules"): the product at the root and
 # the tools in tools/, which go.work joins for development. What ships is
@@ -105,7 +107,7 @@ lint: tools node_modules ## gofmt, go vet (also for macOS and Windows), staticch
 	GOOS=darwin GOARCH=arm64 $(GO) vet ./... ./tools/...
 	GOOS=windows GOARCH=amd64 $(GO) vet ./... ./tools/...
 	$(TOOLS)/staticcheck ./... ./tools/...
-	$(TOOLS)/gosec -quiet $(addprefix -exclude-dir=,$(GOSEC_EXCLUDE)) ./...
+	pkgs=$$($(SHIPPED_PACKAGES)); test -n "$$pkgs"; $(TOOLS)/gosec -quiet $$pkgs
 	@command -v cfn-lint >/dev/null || python3 -m pip install --quiet cfn-lint
 	cfn-lint template.yaml pipeline/roles.yaml
 	cfn-lint template.yaml --parameters EnableWaf=true DomainName=api.example.com CertificateArn=arn:aws:acm:us-east-1:123456789012:certificate/example HostedZoneId=Z0EXAMPLE CreatePlantReservedConcurrency=100 DeploymentType=AllAtOnce
