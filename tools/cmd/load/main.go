@@ -43,7 +43,7 @@ import (
 
 func main() {
 	proc.ExitOnSignal("load")
-	defer proctest.StopAll() // children still running on an orderly exit (see package proc)
+	defer proctest.StopAll() // children still running on an orderly exit (see package proctest)
 	if err := run(context.Background(), os.Args, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		proctest.StopAll()
