@@ -137,7 +137,7 @@ type bench struct {
 
 // row prints a figure beside its floor and records it in the report.
 func (b *bench) row(figure, value, floor, ratio, goal string) {
-	r := Row{figure, value, floor, ratio, goal}
+	r := Row{Figure: figure, Value: value, Floor: floor, Ratio: ratio, Goal: goal}
 	b.report.Rows = append(b.report.Rows, r)
 	fmt.Fprintln(b.out, r)
 }

@@ -9,39 +9,16 @@ import (
 	"github.com/plantstore/plantstore/tools/figures"
 )
 
-// Report is what one run of the bench measured: the rows it printed, with
-// the machine, the date and the command. `make bench` writes it to
-// docs/bench.json and renders it into the documents (package figures): the
-// table of docs/performance.md and every figure the text cites stand
-// between fig markers, so that they are the tool's output, never a copy
-// made by hand.
-type Report struct {
-	Date    string `json:"date"`    // YYYY-MM-DD, UTC
-	Machine string `json:"machine"` // GOOS/GOARCH, CPUs, Go version
-	Command string `json:"command"`
-	Rows    []Row  `json:"rows"`
-}
+// Report is what one run of the bench measured (figures.Report): `make
+// bench` writes it to docs/bench.json and renders it into the documents: the
+// table of docs/performance.md and every figure the text cites stand between
+// fig markers, so that they are the tool's output, never a copy made by hand.
+type Report = figures.Report
 
 // Row is one figure beside its floor.
-type Row struct {
-	Figure string `json:"figure"`
-	Value  string `json:"value"`
-	Floor  string `json:"floor"`
-	Ratio  string `json:"ratio"`
-	Goal   string `json:"goal"`
-}
-
-func (r Row) String() string { return figures.Row(r).String() }
+type Row = figures.Row
 
 const header = figures.Header
-
-func (r Report) figures() figures.Report {
-	f := figures.Report{Date: r.Date, Machine: r.Machine, Command: r.Command}
-	for _, row := range r.Rows {
-		f.Rows = append(f.Rows, figures.Row(row))
-	}
-	return f
-}
 
 // renderInto renders the report into the documents that list names:
 // comma-separated paths or globs ("README.md,docs/*.md"). No document is
@@ -71,17 +48,10 @@ func renderInto(list string, r Report) error {
 		}
 		paths = append(paths, m...)
 	}
-	_, err := figures.RenderFiles(r.figures(), paths)
+	_, err := figures.RenderFiles(r, paths)
 	return err
 }
 
-func readReport(path string) (Report, error) {
-	f, err := figures.Load(path)
-	r := Report{Date: f.Date, Machine: f.Machine, Command: f.Command}
-	for _, row := range f.Rows {
-		r.Rows = append(r.Rows, Row(row))
-	}
-	return r, err
-}
+func readReport(path string) (Report, error) { return figures.Load(path) }
 
-func writeReport(path string, r Report) error { return figures.Save(path, r.figures()) }
+func writeReport(path string, r Report) error { return figures.Save(path, r) }

@@ -13,7 +13,7 @@ import (
 func TestRenderInto(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	r := Report{Date: "2026-11-25", Machine: "m", Command: "c", Rows: []Row{{"warm invocation p50, createplant (400)", "2.83 ms", "raw PutItem 2.58 ms", "1.09x", "<= 1.10x"}}}
+	r := Report{Date: "2026-11-25", Machine: "m", Command: "c", Rows: []Row{{Figure: "warm invocation p50, createplant (400)", Value: "2.83 ms", Floor: "raw PutItem 2.58 ms", Ratio: "1.09x", Goal: "<= 1.10x"}}}
 	write := func(name, text string) string {
 		t.Helper()
 		path := filepath.Join(dir, name)
