@@ -127,9 +127,9 @@ build-AuthorizerFunction: ## (SAM) the authorizer's bootstrap into $(ARTIFACTS_D
 build-PreTrafficFunction: ## (SAM) the PreTraffic hook's bootstrap into $(ARTIFACTS_DIR)
 	@$(MAKE) --no-print-directory build-lambda PKG=./functions/pretraffic
 
-build-lambda: ## the bootstrap of Go package PKG into $(ARTIFACTS_DIR), with the flags above
+build-lambda: ## the bootstrap of Go package PKG into $(ARTIFACTS_DIR), with the flags above (the product's go.mod alone; a ./tools/ package, as make bench's floors, in the workspace)
 	@test -n "$(ARTIFACTS_DIR)" || { echo "build-lambda: ARTIFACTS_DIR is not set (sam build sets it; or: make build)" >&2; exit 2; }
-	GOWORK=off GOOS=linux GOARCH=$(LAMBDA_ARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap $(PKG)
+	GOWORK=$(if $(filter ./tools/%,$(PKG)),,off) GOOS=linux GOARCH=$(LAMBDA_ARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap $(PKG)
 
 build: ## every function's bootstrap (createplant, the authorizer, the hook) into bin/<arch>/<function>/bootstrap (arm64; GOARCH=amd64 make build for another)
 	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(BUILD_ARCH)/$$f GOARCH=$(BUILD_ARCH); done
