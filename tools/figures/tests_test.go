@@ -46,7 +46,7 @@ func TestDocumentsNameTestsThatExist(t *testing.T) {
 	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	docs = append(docs, filepath.Join(root, "README.md"))
 	// "pkg: TestA" and "pkg: TestA, TestB", across a line break too.
-	named := regexp.MustCompile("([a-z][a-z0-9/]*):\\s+((?:Test|Fuzz|Benchmark)\\w+(?:,\\s+(?:Test|Fuzz|Benchmark)\\w+)*)")
+	named := regexp.MustCompile(`([a-z][a-z0-9/]*):\s+((?:Test|Fuzz|Benchmark)\w+(?:,\s+(?:Test|Fuzz|Benchmark)\w+)*)`)
 	names := regexp.MustCompile(`(?:Test|Fuzz|Benchmark)\w+`)
 	count := 0
 	for _, doc := range docs {
