@@ -28,6 +28,8 @@ SHIPPED_PACKAGES = GOWORK=off $(GO) list -deps -f '{{with .Module}}{{if .Main}}{
 # the tools in tools/, which go.work joins for development. What ships is
 # built from the product's go.mod alone (GOWORK=off), whatever a workspace
 # selects; repocheck (make lint) holds that the workspace selects the same.
+# build-lambda builds a ./tools/ package (make bench's hello-world and raw
+# PutItem floors) in the workspace, since the product's go.mod has none.
 #
 # Lambda builds (docs/design.md, "What runs where"): static, no RPC, trimmed,
 # stripped, for the template's architecture. `sam build` hands its whole
@@ -127,7 +129,7 @@ build-AuthorizerFunction: ## (SAM) the authorizer's bootstrap into $(ARTIFACTS_D
 build-PreTrafficFunction: ## (SAM) the PreTraffic hook's bootstrap into $(ARTIFACTS_DIR)
 	@$(MAKE) --no-print-directory build-lambda PKG=./functions/pretraffic
 
-build-lambda: ## the bootstrap of Go package PKG into $(ARTIFACTS_DIR), with the flags above (the product's go.mod alone; a ./tools/ package, as make bench's floors, in the workspace)
+build-lambda: ## the bootstrap of Go package PKG into $(ARTIFACTS_DIR), with the flags above
 	@test -n "$(ARTIFACTS_DIR)" || { echo "build-lambda: ARTIFACTS_DIR is not set (sam build sets it; or: make build)" >&2; exit 2; }
 	GOWORK=$(if $(filter ./tools/%,$(PKG)),,off) GOOS=linux GOARCH=$(LAMBDA_ARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap $(PKG)
 
