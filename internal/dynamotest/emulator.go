@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/repotest"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -142,23 +143,17 @@ func (s *Server) Stop() {
 	}
 }
 
-// findDynalite looks at $DYNALITE, then node_modules/.bin in the working
-// directory or above it (make installs it there), then $PATH.
+// findDynalite looks at $DYNALITE, then the repository's node_modules/.bin
+// (make installs it there), then $PATH.
 func findDynalite() (string, error) {
 	if p := os.Getenv("DYNALITE"); p != "" {
 		return p, nil
 	}
-	dir, _ := os.Getwd()
-	for {
-		p := filepath.Join(dir, "node_modules", ".bin", "dynalite")
+	if root, err := repotest.Root(); err == nil {
+		p := filepath.Join(root, "node_modules", ".bin", "dynalite")
 		if _, err := os.Stat(p); err == nil {
 			return p, nil
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
 	}
 	if p, err := exec.LookPath("dynalite"); err == nil {
 		return p, nil
