@@ -1,6 +1,7 @@
-// Package contract checks HTTP answers against the contract in api/openapi.yaml.
+// Check checks HTTP answers against the contract in api/openapi.yaml.
 // Tests of every layer that answers clients (the handler, the local server,
 // the Lambda function) use it, so that the contract is held by real responses.
+
 package apitest
 
 import (

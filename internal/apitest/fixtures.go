@@ -1,6 +1,7 @@
 // Package apitest holds the API's contract for tests: the OpenAPI check
-// (contract.go) and the fixtures. It makes the API Gateway events in events/: REST API proxy
-// events for createplant and TOKEN events for the authorizer, with tokens
+// (contract.go) and the fixtures. The fixtures are the API Gateway events in
+// events/: REST API proxy events for createplant and TOKEN events for the
+// authorizer, with tokens
 // signed by a fixed test-only key, so that `sam local invoke -e`, `make
 // invoke` and the tests all read the same files. Regenerate them with
 //

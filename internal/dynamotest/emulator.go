@@ -1,4 +1,4 @@
-// Package emulator starts the DynamoDB-compatible servers moto_server and
+// Package dynamotest starts the DynamoDB-compatible servers moto_server and
 // dynalite on loopback, for tests (Moto, Dynalite, NewTable, Main) and for
 // `make invoke`, `make start-api`, `make load` and `make bench`, and creates
 // the plants table on them. docs/design.md ("DynamoDB-compatible servers")

@@ -1,6 +1,7 @@
-// Package bootstraps builds the functions' real bootstrap binaries for tests,
+// Bootstrap builds the functions' real bootstrap binaries for tests,
 // through the same Makefile targets that `sam build` calls, for the host's
 // architecture.
+
 package lambdatest
 
 import (

@@ -1,4 +1,4 @@
-// Package invokeapi serves the Lambda Invoke API (2015-03-31) on loopback,
+// InvokeAPI serves the Lambda Invoke API (2015-03-31) on loopback,
 // as `sam local start-lambda` serves it, in front of functions run by
 // Functions, so that `aws lambda invoke --endpoint-url` and the
 // Go SDK with AWS_ENDPOINT_URL_LAMBDA reach the real bootstraps without
@@ -6,6 +6,7 @@
 // samcli/local/lambda_service/local_lambda_http_service.py and
 // lambda_error_responses.py (aws-sam-cli fe8f8db, 2026-07-22), and its
 // function-name rule samcli/lib/utils/name_utils.py; it never ships.
+
 package lambdatest
 
 import (

@@ -1,4 +1,4 @@
-// Package runtimeapi is a small Lambda Runtime API (2018-06-01) on loopback:
+// Server is a small Lambda Runtime API (2018-06-01) on loopback:
 // next, response, error and init/error. Tests, `make invoke` and `make bench`
 // run the real bootstrap binaries against it, as the Lambda service would,
 // without Docker.
@@ -11,6 +11,7 @@
 // that value + "/2018-06-01/runtime/..." (lambda/runtime_api_client.go), so
 // the prefix reaches every call. Other users cannot read a process's
 // environment; a process of the same user can (it could also read its memory).
+
 package lambdatest
 
 import (

@@ -1,4 +1,4 @@
-// Package blackbox is the end-to-end suite that every way of serving Plant
+// Package devservertest is the end-to-end suite that every way of serving Plant
 // Store must pass over real HTTP: the local API (make run) and the deployed
 // chain on a laptop (make start-api). It sends every request of the
 // error table (docs/design.md) that a client can provoke, a create, its replay and a

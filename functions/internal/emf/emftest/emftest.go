@@ -1,4 +1,4 @@
-// Package emfcheck reads a log line as CloudWatch Logs reads an Embedded
+// Package emftest reads a log line as CloudWatch Logs reads an Embedded
 // Metric Format document, by the rules of the specification (Amazon
 // CloudWatch User Guide, "Specification: Embedded metric format"), so that
 // tests can hold the functions' metrics to it and find the metrics that the
