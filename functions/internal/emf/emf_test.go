@@ -9,7 +9,7 @@ import (
 	"github.com/plantstore/plantstore/functions/internal/emf/emftest"
 )
 
-// A line with Attrs is what the specification asks for: emfcheck reads each
+// A line with Attrs is what the specification asks for: emftest reads each
 // metric under each of its dimension sets; the wrapper adds them only to the
 // records it is asked to.
 func TestAttrsMakeAnEMFDocument(t *testing.T) {
@@ -49,7 +49,7 @@ func TestAttrsMakeAnEMFDocument(t *testing.T) {
 	}
 }
 
-// What emfcheck refuses, the specification's rules.
+// What emftest refuses, the specification's rules.
 func TestCheckRefuses(t *testing.T) {
 	t.Parallel()
 	for name, line := range map[string]string{
