@@ -82,7 +82,8 @@ run: $(if $(WATCH)$(TRACE),bin/runfront,bin/localapi) ## the local API on 127.0.
 
 # CI=true: the tests that need moto, dynalite, node or the SAM translator fail
 # when one is missing instead of skipping (plain `go test` skips them and says
-# that make test installs them), since the prerequisites above install each.
+# that make test starts them), since the prerequisites above install (into the
+# project) or check each.
 test: node_modules moto $(TOOLS)/dlv chromium ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME executions
 	CI=true $(if $(filter true,$(CI)),,$(if $(shell command -v chromium || command -v chromium-browser || command -v google-chrome),,NO_BROWSER=1)) $(GO) test -race -count=1 ./... ./tools/...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
@@ -110,7 +111,7 @@ lint: tools node_modules ## gofmt, go vet (also for macOS and Windows), staticch
 	GOOS=windows GOARCH=amd64 $(GO) vet ./... ./tools/...
 	$(TOOLS)/staticcheck ./... ./tools/...
 	pkgs=$$($(SHIPPED_PACKAGES)); test -n "$$pkgs"; $(TOOLS)/gosec -quiet $$pkgs
-	@command -v cfn-lint >/dev/null || python3 -m pip install --quiet cfn-lint
+	@command -v cfn-lint >/dev/null || { echo "make lint: cfn-lint is not on PATH (it is in .github/requirements.txt, which .ci/run installs on CI)" >&2; exit 1; }
 	cfn-lint template.yaml pipeline/roles.yaml
 	cfn-lint template.yaml --parameters EnableWaf=true DomainName=api.example.com CertificateArn=arn:aws:acm:us-east-1:123456789012:certificate/example HostedZoneId=Z0EXAMPLE CreatePlantReservedConcurrency=100 DeploymentType=AllAtOnce
 	$(TOOLS)/actionlint .github/workflows/*.yml
@@ -154,8 +155,8 @@ chromium: ## say whether make test has a headless browser for start-api's reques
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || \
 	  echo "make test: no Chromium or Chrome on PATH, so start-api's browser test is skipped (CI=true in the environment requires it)"
 
-moto: ## make test's moto_server (Python's moto; pip install 'moto[server]' where it is missing)
-	@command -v moto_server >/dev/null || python3 -m pip install --quiet 'moto[server]'
+moto: ## check that make test has moto_server (make installs no system package: .ci/run installs .github/requirements.txt on CI)
+	@command -v moto_server >/dev/null || { echo "make test: moto_server is not on PATH (it is in .github/requirements.txt, which .ci/run installs on CI)" >&2; exit 1; }
 
 node_modules: node_modules/.bin/dynalite
 

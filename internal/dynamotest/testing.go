@@ -60,7 +60,7 @@ func get(t testing.TB, s *shared, name string, start func() (*Server, error)) *S
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("%s: %v", name, s.err)
 		}
-		t.Skipf("%s: %v (make test installs and starts it)", name, s.err)
+		t.Skipf("%s: %v (make test starts it)", name, s.err)
 	}
 	return s.srv
 }

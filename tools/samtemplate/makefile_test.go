@@ -174,12 +174,12 @@ func TestDebugBuildOnlyFromTheCommandLine(t *testing.T) {
 }
 
 // make test installs no system package and never runs sudo, on any
-// machine: every recipe line it would run (its prerequisites', chromium's
+// machine: every recipe line it would run (its prerequisites', chromium's and moto's
 // included, and the fuzz sub-make's), as make -n prints them, names
 // neither. .ci/run installs what CI needs.
 func TestMakeTestInstallsNoSystemPackage(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command("make", "--no-print-directory", "-C", "../..", "-n", "-B", "test", "chromium")
+	cmd := exec.Command("make", "--no-print-directory", "-C", "../..", "-n", "-B", "test", "chromium", "moto", "lint")
 	cmd.Env = append(os.Environ(), "CI=")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -189,7 +189,7 @@ func TestMakeTestInstallsNoSystemPackage(t *testing.T) {
 		t.Fatalf("make -n test printed no go test line: the check reads the wrong output\n%s", out)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
-		for _, word := range []string{"sudo", "apt-get", "apt ", "dnf ", "yum ", "brew "} {
+		for _, word := range []string{"sudo", "apt-get", "apt ", "dnf ", "yum ", "brew ", "pip install", "pip3 install", "npm install -g"} {
 			if strings.Contains(line, word) {
 				t.Errorf("make test would run %q: %s", strings.TrimSpace(word), line)
 			}
