@@ -126,15 +126,6 @@ func Note(ctx context.Context, name, detail string) {
 	}
 }
 
-// Answered records the gateway response type a request was answered with.
-func Answered(ctx context.Context, typ string) {
-	if a, _ := ctx.Value(ctxKey{}).(*active); a != nil {
-		a.r.mu.Lock()
-		a.t.Answer = typ
-		a.r.mu.Unlock()
-	}
-}
-
 // Invoked ties a function invocation to the request ctx carries: its
 // Lambda request id (the log lines' requestId) and its trace header (what
 // the SDK sends to DynamoDB), or "" when it has none. The request waits for
