@@ -164,48 +164,33 @@ func (r Report) Field(key string) (string, error) {
 	} else {
 		return "", fmt.Errorf("%q: want \"<figure> .<field>\", \".date\" or \"table\"", key)
 	}
+	var fields map[string]string
 	if figure == "" {
-		switch field {
-		case "date":
-			return nonEmpty(key, r.Date)
-		case "machine":
-			return nonEmpty(key, r.Machine)
-		case "command":
-			return nonEmpty(key, r.Command)
+		fields = map[string]string{"date": r.Date, "machine": r.Machine, "command": r.Command}
+	} else {
+		row, ok := r.row(figure)
+		if !ok {
+			return "", fmt.Errorf("%q: no row %q in the report (a figure as bench.json spells it)", key, figure)
 		}
+		if field == "met" {
+			met, err := row.Met()
+			if err != nil {
+				return "", fmt.Errorf("%q: %w", key, err)
+			}
+			return map[bool]string{true: "met", false: "not met"}[met], nil
+		}
+		fields = map[string]string{"value": row.Value, "floor": row.Floor, "ratio": row.Ratio, "goal": row.Goal}
+	}
+	text, ok := fields[field]
+	switch {
+	case !ok && figure == "":
 		return "", fmt.Errorf("%q: the report has .date, .machine and .command", key)
-	}
-	row, ok := r.row(figure)
-	if !ok {
-		return "", fmt.Errorf("%q: no row %q in the report (a figure as bench.json spells it)", key, figure)
-	}
-	switch field {
-	case "value":
-		return nonEmpty(key, row.Value)
-	case "floor":
-		return nonEmpty(key, row.Floor)
-	case "ratio":
-		return nonEmpty(key, row.Ratio)
-	case "goal":
-		return nonEmpty(key, row.Goal)
-	case "met":
-		met, err := row.Met()
-		if err != nil {
-			return "", fmt.Errorf("%q: %w", key, err)
-		}
-		if met {
-			return "met", nil
-		}
-		return "not met", nil
-	}
-	return "", fmt.Errorf("%q: unknown field %q (value, floor, ratio, goal, met)", key, field)
-}
-
-func nonEmpty(key, s string) (string, error) {
-	if s == "" {
+	case !ok:
+		return "", fmt.Errorf("%q: unknown field %q (value, floor, ratio, goal, met)", key, field)
+	case text == "":
 		return "", fmt.Errorf("%q is empty in the report", key)
 	}
-	return s, nil
+	return text, nil
 }
 
 // quantity is a number and the unit after it: "7.19 MiB", "1.23x",
