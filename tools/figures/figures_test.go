@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
 // renderCommand is how the documents are brought up to date with
@@ -230,27 +231,11 @@ func TestTheRule(t *testing.T) {
 func TestAPlantedFigureIsCaught(t *testing.T) {
 	t.Parallel()
 	root := repoRoot(t)
-	tmp := t.TempDir()
-	copyFile := func(rel string) {
-		t.Helper()
-		b, err := os.ReadFile(filepath.Join(root, rel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(tmp, rel)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(tmp, rel), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	files, err := Files(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range files {
-		copyFile(filepath.FromSlash(f))
-	}
+	tmp := watchtest.CopyFiles(t, files...)
 	allow, err := DefaultAllowlist()
 	if err != nil {
 		t.Fatal(err)

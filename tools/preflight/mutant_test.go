@@ -3,8 +3,11 @@ package preflight
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
 // edit is one dangerous change to one file of the repository: Old becomes
@@ -21,27 +24,13 @@ var mutantFiles = []string{"template.yaml", "samconfig.toml", "pipeline/roles.ya
 // danger it stands for would go unasked.
 func mutant(t *testing.T, edits ...edit) string {
 	t.Helper()
-	dir := t.TempDir()
-	copyFile := func(rel string) {
-		raw, err := os.ReadFile(filepath.Join(repoRoot, rel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, rel), raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range mutantFiles {
-		copyFile(f)
-	}
+	files := slices.Clone(mutantFiles)
 	managed, _ := filepath.Glob(filepath.Join(repoRoot, "tools/preflight/testdata/managed/*.json"))
 	for _, m := range managed {
 		rel, _ := filepath.Rel(repoRoot, m)
-		copyFile(rel)
+		files = append(files, filepath.ToSlash(rel))
 	}
+	dir := watchtest.CopyFiles(t, files...)
 	for _, e := range edits {
 		path := filepath.Join(dir, e.File)
 		raw, err := os.ReadFile(path)

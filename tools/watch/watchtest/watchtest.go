@@ -21,28 +21,43 @@ import (
 
 // CopyTree copies the files git tracks (and node_modules' dynalite link,
 // when there) into a new folder and returns it.
-func CopyTree(t *testing.T) string {
+func CopyTree(t testing.TB) string {
 	t.Helper()
-	root := filepath.Join(repoRoot())
+	root := repoRoot()
 	out, err := exec.Command("git", "-C", root, "ls-files", "-z").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst := t.TempDir()
+	var tracked []string
 	for _, f := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
-		b, err := os.ReadFile(filepath.Join(root, f))
-		if err != nil {
-			continue // deleted in the work tree
+		if _, err := os.Stat(filepath.Join(root, f)); err == nil { // not deleted in the work tree
+			tracked = append(tracked, f)
 		}
-		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(f)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, f), b, 0o644); err != nil {
+	}
+	dst := CopyFiles(t, tracked...)
+	if _, err := os.Stat(filepath.Join(root, "node_modules")); err == nil {
+		if err := os.Symlink(filepath.Join(root, "node_modules"), filepath.Join(dst, "node_modules")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(root, "node_modules")); err == nil {
-		if err := os.Symlink(filepath.Join(root, "node_modules"), filepath.Join(dst, "node_modules")); err != nil {
+	return dst
+}
+
+// CopyFiles copies the repository's files rel (slash-separated paths below
+// its root) into a new folder, at the same paths, and returns it.
+func CopyFiles(t testing.TB, rel ...string) string {
+	t.Helper()
+	root, dst := repoRoot(), t.TempDir()
+	for _, f := range rel {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		to := filepath.Join(dst, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
