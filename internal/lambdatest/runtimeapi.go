@@ -267,8 +267,12 @@ type listenWatch struct {
 	done  bool
 }
 
+// Write passes p on first and only then says that Delve listens, so that
+// whoever waits on ready finds the line in the output already.
 func (w *listenWatch) Write(p []byte) (int, error) {
+	n, err := w.next.Write(p)
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	if !w.done {
 		w.seen = append(w.seen, p...)
 		if bytes.Contains(w.seen, []byte(w.want)) {
@@ -279,8 +283,7 @@ func (w *listenWatch) Write(p []byte) (int, error) {
 			w.seen = w.seen[len(w.seen)-4096:]
 		}
 	}
-	w.mu.Unlock()
-	return w.next.Write(p)
+	return n, err
 }
 
 // last is the last line dlv wrote.
