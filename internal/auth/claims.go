@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -150,51 +149,10 @@ func subjectAsSent(raw []byte) error {
 	if !utf8.Valid(raw) {
 		return errors.New("is not valid UTF-8")
 	}
-	if loneSurrogate(raw) {
+	if glyph.LoneSurrogate(raw) {
 		return errors.New("holds a lone surrogate escape")
 	}
 	return nil
-}
-
-// loneSurrogate reports whether the JSON text raw holds a \u escape of a
-// surrogate that is not half of a pair.
-func loneSurrogate(raw []byte) bool {
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		i++ // the escaped character, whichever it is
-		if i >= len(raw) || raw[i] != 'u' {
-			continue
-		}
-		r := hex4(raw[i+1:])
-		i += 4 // on the escape's last digit
-		switch {
-		case !utf16.IsSurrogate(r):
-		case r >= 0xDC00: // a low half first
-			return true
-		case i+7 > len(raw) || raw[i+1] != '\\' || raw[i+2] != 'u':
-			return true // a high half with no escape after it
-		default:
-			if lo := hex4(raw[i+3:]); lo < 0xDC00 || lo > 0xDFFF {
-				return true
-			}
-			i += 6
-		}
-	}
-	return false
-}
-
-// hex4 reads the four hex digits that start b, or returns -1.
-func hex4(b []byte) rune {
-	if len(b) < 4 {
-		return -1
-	}
-	v, err := strconv.ParseUint(string(b[:4]), 16, 16)
-	if err != nil {
-		return -1
-	}
-	return rune(v)
 }
 
 // validSubject: a subject speaks for someone when it is valid UTF-8, has a

@@ -1,7 +1,9 @@
 // Package glyph says which characters a person can see: the rule behind
 // "at least one visible character" in plant names and tags and in a token's
 // subject. It reads Unicode's own properties from the standard library's
-// tables, so it moves with Go's Unicode version.
+// tables, so it moves with Go's Unicode version. It also says which JSON
+// escapes name no character at all (LoneSurrogate), the rule that request
+// bodies and token claims share.
 //
 // Why not golang.org/x/text/secure/precis: its FreeformClass (RFC 8264) and
 // Nickname profile (RFC 8266) are made for this kind of human-typed name, but

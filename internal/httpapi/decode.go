@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/plantstore/plantstore/internal/glyph"
 	"github.com/plantstore/plantstore/internal/plant"
 )
 
@@ -180,7 +181,7 @@ func newPlant(id, name, tag field) (plant.NewPlant, error) {
 	case nil:
 		problem("name", plant.Missing, "is required")
 	case string:
-		if loneSurrogate(name.raw) {
+		if glyph.LoneSurrogate(name.raw) {
 			problem("name", plant.BadValue, errLoneSurrogate)
 		}
 		p.Name = v
@@ -190,7 +191,7 @@ func newPlant(id, name, tag field) (plant.NewPlant, error) {
 	switch v := tag.token.(type) {
 	case nil: // absent or null: no tag
 	case string:
-		if loneSurrogate(tag.raw) {
+		if glyph.LoneSurrogate(tag.raw) {
 			problem("tag", plant.BadValue, errLoneSurrogate)
 		}
 		p.Tag = &v
@@ -233,43 +234,7 @@ func parseInt64(lit string) (int64, error) {
 	return n, nil
 }
 
+// errLoneSurrogate is the rule a name or tag breaks when it holds an escape
+// that names no character (glyph.LoneSurrogate): encoding/json would read it
+// as U+FFFD, and what is stored would not be what was meant.
 const errLoneSurrogate = "must not contain a lone surrogate escape (\\ud800-\\udfff without its pair is not a character)"
-
-// loneSurrogate reports whether a JSON string as sent holds a \u escape of a
-// surrogate that is not half of a pair. encoding/json turns one into U+FFFD;
-// it is refused instead, so that what is stored is what was meant.
-func loneSurrogate(raw []byte) bool {
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' || i+1 >= len(raw) {
-			continue
-		}
-		if raw[i+1] != 'u' {
-			i++ // a two-character escape such as \\ or \"
-			continue
-		}
-		v, ok := hex4(raw, i+2)
-		if !ok {
-			return false // the decoder has already refused it
-		}
-		switch {
-		case v >= 0xD800 && v <= 0xDBFF:
-			if w, ok := hex4(raw, i+8); !ok || raw[i+6] != '\\' || raw[i+7] != 'u' || w < 0xDC00 || w > 0xDFFF {
-				return true
-			}
-			i += 11
-		case v >= 0xDC00 && v <= 0xDFFF:
-			return true
-		default:
-			i += 5
-		}
-	}
-	return false
-}
-
-func hex4(b []byte, at int) (uint64, bool) {
-	if at < 0 || at+4 > len(b) {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(b[at:at+4]), 16, 16)
-	return v, err == nil
-}
