@@ -7,6 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
+
+	"github.com/plantstore/plantstore/tools/toolcache"
 )
 
 // translateScript runs the SAM translator (aws-sam-translator, the library
@@ -29,7 +32,30 @@ var ErrNoTranslator = errors.New("aws-sam-translator is not installed (pip insta
 
 // Translate returns the CloudFormation template that the SAM translator makes
 // of the SAM template at path. It needs python3 with aws-sam-translator.
+//
+// A translation takes the translator a second or more, and depends on
+// nothing but the template's bytes, the script above and the translator: it
+// is kept in the user's cache folder (toolcache), keyed by the sha256 of the
+// template and the script, in a folder named by python's and the
+// translator's versions.
 func Translate(path string) (map[string]any, error) {
+	cache, err := translations()
+	if err != nil {
+		return nil, err
+	}
+	return translateIn(cache, path)
+}
+
+func translateIn(cache *toolcache.Cache, path string) (map[string]any, error) {
+	tpl, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	key := toolcache.KeyOf([]byte(translateScript), tpl)
+	var doc map[string]any
+	if kept, ok := cache.Get(key); ok && json.Unmarshal(kept, &doc) == nil {
+		return doc, nil
+	}
 	cmd := exec.Command("python3", "-c", translateScript, path)
 	cmd.Env = append(os.Environ(), "AWS_DEFAULT_REGION=us-east-1")
 	var stderr strings.Builder
@@ -41,9 +67,34 @@ func Translate(path string) (map[string]any, error) {
 		}
 		return nil, fmt.Errorf("SAM translator: %v\n%s", err, stderr.String())
 	}
-	var doc map[string]any
 	if err := json.Unmarshal(out, &doc); err != nil {
 		return nil, fmt.Errorf("translator output: %v", err)
 	}
+	if err := cache.Put(key, out); err != nil {
+		return nil, err
+	}
 	return doc, nil
 }
+
+// translatorVersion asks python3 for its own version and the translator's.
+const translatorVersion = `
+import sys
+from importlib.metadata import version
+print(sys.version)
+print(version("aws-sam-translator"))
+`
+
+// translations is the translator's cache, opened once per process.
+var translations = sync.OnceValues(func() (*toolcache.Cache, error) {
+	var stderr strings.Builder
+	cmd := exec.Command("python3", "-c", translatorVersion)
+	cmd.Stderr = &stderr
+	v, err := cmd.Output()
+	if err != nil {
+		if strings.Contains(stderr.String(), "PackageNotFoundError") {
+			return nil, ErrNoTranslator
+		}
+		return nil, fmt.Errorf("SAM translator's version: %v\n%s", err, stderr.String())
+	}
+	return toolcache.Open("", "sam-translator", v)
+})

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/tools/toolcache"
 )
 
 // translate returns the CloudFormation template that the SAM translator makes
@@ -346,4 +349,59 @@ func documentedActions(t *testing.T) map[string][]string {
 		slices.Sort(out[fn])
 	}
 	return out
+}
+
+// A translation is kept by the template's bytes: the same template is the
+// kept answer, an edited one is translated again (never a stale answer),
+// and another translator is another folder (toolcache's test).
+func TestTranslationsAreKeptByContent(t *testing.T) {
+	t.Parallel()
+	if _, err := Translate(templatePath); errors.Is(err, ErrNoTranslator) && os.Getenv("CI") != "true" {
+		t.Skip(err)
+	}
+	cache, err := toolcache.Open(t.TempDir(), "sam-translator", []byte("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(templatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "template.yaml")
+	write := func(s string) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(string(raw))
+	first, err := translateIn(cache, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cache.Get(toolcache.KeyOf([]byte(translateScript), raw)); !ok {
+		t.Fatal("the translation was not kept")
+	}
+	// The kept answer is what a second call gets: poison it to see.
+	key := toolcache.KeyOf([]byte(translateScript), raw)
+	if err := cache.Put(key, []byte(`{"kept":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := translateIn(cache, path); err != nil || again["kept"] != true {
+		t.Fatalf("the same template was translated again: %v", err)
+	}
+	if first["Resources"] == nil {
+		t.Fatal("the first translation has no Resources")
+	}
+	// An edit is a miss: the new bucket is in the new translation.
+	write(strings.Replace(string(raw), "\nResources:\n", "\nResources:\n  KeptBucket:\n    Type: AWS::S3::Bucket\n", 1))
+	edited, err := translateIn(cache, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edited["kept"] == true {
+		t.Fatal("an edited template got the kept answer of the old one")
+	}
+	if r, _ := edited["Resources"].(map[string]any); r["KeptBucket"] == nil {
+		t.Error("the edited template's translation lacks the new resource")
+	}
 }
