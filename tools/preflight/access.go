@@ -2,7 +2,6 @@ package preflight
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -414,29 +413,16 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, []stri
 		}
 	}
 	// Variants that share a stack name (default and edge) ask many of the
-	// same questions: each is asked once.
-	index := map[string]int{}
-	var unique []Question
-	asked := make([]int, len(questions))
-	for i, q := range questions {
-		key, _ := json.Marshal(q)
-		j, ok := index[string(key)]
-		if !ok {
-			j = len(unique)
-			index[string(key)] = j
-			unique = append(unique, q)
-		}
-		asked[i] = j
-	}
-	answers, err := Ask(unique)
+	// same questions: Ask puts each to the evaluator once.
+	answers, err := Ask(questions)
 	if err != nil {
 		return nil, nil, err
 	}
 	var lines []string
 	reached := map[*subject][]string{}
 	used := map[string]bool{}
-	for i, j := range asked {
-		ans, q := answers[j], about[i]
+	for i, ans := range answers {
+		q := about[i]
 		if ans.Result == "Error" && strings.Contains(ans.Error, "multiple.resource.types") {
 			// The evaluator cannot tell which of two resource types of the
 			// action an ARN is (a Lambda alias and a version share a form):

