@@ -171,10 +171,7 @@ func newHook(ctx context.Context, getenv func(string) string, logger *slog.Logge
 	}
 	h := &hook{
 		cfg: cfg, lambda: awslambda.NewFromConfig(awsCfg), deploy: codedeploy.NewFromConfig(awsCfg),
-		// No redirects: the app client's secret goes to the token endpoint
-		// and nowhere else. The checks' deadline bounds the rest.
-		http: &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		now:  time.Now, logger: logger,
+		http: tokenClient(), now: time.Now, logger: logger,
 	}
 	if cfg.userPoolID != "" {
 		h.clients = cognitoidentityprovider.NewFromConfig(awsCfg)

@@ -7,34 +7,65 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
 	"github.com/golang-jwt/jwt/v5"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
 )
 
 // maxTokenAnswer bounds what the hook reads of the token endpoint's answer
-// (an access token is a few KiB).
+// (an access token is a few KiB; oauth2 alone would read 1 MiB).
 const maxTokenAnswer = 64 << 10
 
 // throwawayKID names the key of the token the hook signs without a token of
 // the stack: no issuer publishes it.
 const throwawayKID = "pre-traffic-throwaway"
 
+// tokenClient is the hook's client of the token endpoint. It follows no
+// redirect (the app client's secret goes to the token endpoint and nowhere
+// else), waits 10 s at most (the checks' deadline bounds the rest), and
+// fails the read of an answer longer than maxTokenAnswer.
+func tokenClient() *http.Client {
+	return &http.Client{
+		Transport:     boundedAnswers{next: http.DefaultTransport, limit: maxTokenAnswer},
+		Timeout:       10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// boundedAnswers is a transport whose answers fail to read past limit bytes.
+type boundedAnswers struct {
+	next  http.RoundTripper
+	limit int64
+}
+
+func (t boundedAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	// net/http's client code uses MaxBytesReader too; without a
+	// ResponseWriter it only limits.
+	resp.Body = http.MaxBytesReader(nil, resp.Body, t.limit)
+	return resp, nil
+}
+
 // stackToken obtains an access token as a client of the stack does: the app
 // client's secret from the user pool (DescribeUserPoolClient), then the
 // client credentials grant at the stack's token endpoint (RFC 6749 section
-// 4.4) with HTTP basic authentication. Neither the secret nor the token is
-// ever part of an error.
+// 4.4) with HTTP basic authentication, through golang.org/x/oauth2. Neither
+// the secret nor the token is ever part of an error (see grantError).
 func (h *hook) stackToken(ctx context.Context) (string, error) {
 	out, err := h.clients.DescribeUserPoolClient(ctx, &cognitoidentityprovider.DescribeUserPoolClientInput{
 		UserPoolId: aws.String(h.cfg.userPoolID), ClientId: aws.String(h.cfg.clientID),
@@ -45,38 +76,64 @@ func (h *hook) stackToken(ctx context.Context) (string, error) {
 	if out.UserPoolClient == nil || aws.ToString(out.UserPoolClient.ClientSecret) == "" {
 		return "", fmt.Errorf("the app client of user pool %s has no secret", h.cfg.userPoolID)
 	}
-	form := url.Values{"grant_type": {"client_credentials"}}
-	if h.cfg.scope != "" {
-		form.Set("scope", h.cfg.scope)
+	grant := clientcredentials.Config{
+		ClientID:     h.cfg.clientID,
+		ClientSecret: aws.ToString(out.UserPoolClient.ClientSecret),
+		TokenURL:     h.cfg.tokenEndpoint,
+		Scopes:       strings.Fields(h.cfg.scope),
+		AuthStyle:    oauth2.AuthStyleInHeader,
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.cfg.tokenEndpoint, strings.NewReader(form.Encode()))
+	tok, err := grant.Token(context.WithValue(ctx, oauth2.HTTPClient, h.http))
 	if err != nil {
-		return "", fmt.Errorf("token request: %w", err)
+		return "", grantError(ctx, err)
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	req.SetBasicAuth(h.cfg.clientID, aws.ToString(out.UserPoolClient.ClientSecret))
-	resp, err := h.http.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("token endpoint: %w", err)
+	if !strings.EqualFold(tok.TokenType, "Bearer") {
+		return "", errNoBearerToken
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenAnswer))
-	if err != nil {
-		return "", fmt.Errorf("token endpoint's answer: %w", err)
+	return tok.AccessToken, nil
+}
+
+var errNoBearerToken = errors.New("the token endpoint's answer holds no bearer access_token (or is over 64 KiB)")
+
+// grantError says why the grant failed in words that cannot hold the secret
+// or a token. oauth2's errors may quote the token endpoint's answer (a
+// RetrieveError's text is its body, or its error and error_description),
+// and net/http's quote the lines of a malformed one, which may echo the
+// secret or hold a token. So the hook names only the deadline, the status
+// with a registered error code, and the errors of a connection or a
+// certificate, which come before or beside any answer and never from it;
+// of anything else it says only that no bearer token came.
+func grantError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("token endpoint: %w", ctx.Err())
 	}
-	if resp.StatusCode != http.StatusOK {
-		// An OAuth error answer ({"error": "invalid_client"}) holds no secret.
-		return "", fmt.Errorf("the token endpoint answered %d %.200q", resp.StatusCode, body)
+	if re, ok := errors.AsType[*oauth2.RetrieveError](err); ok {
+		if registeredErrorCode(re.ErrorCode) {
+			return fmt.Errorf("the token endpoint answered %d %s", re.Response.StatusCode, re.ErrorCode)
+		}
+		return fmt.Errorf("the token endpoint answered %d", re.Response.StatusCode)
 	}
-	var tr struct {
-		AccessToken string `json:"access_token"`
-		TokenType   string `json:"token_type"`
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("token endpoint: no answer within the client's timeout: %w", context.DeadlineExceeded)
 	}
-	if json.Unmarshal(body, &tr) != nil || tr.AccessToken == "" || !strings.EqualFold(tr.TokenType, "Bearer") {
-		return "", errors.New("the token endpoint's answer holds no bearer access_token")
+	if oe, ok := errors.AsType[*net.OpError](err); ok {
+		return fmt.Errorf("token endpoint: %w", oe)
 	}
-	return tr.AccessToken, nil
+	if ce, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
+		return fmt.Errorf("token endpoint: %w", ce)
+	}
+	return errNoBearerToken
+}
+
+// registeredErrorCode reports whether code is one of the error codes of RFC
+// 6749 section 5.2, which the hook names: words of the standard, never the
+// secret or a token.
+func registeredErrorCode(code string) bool {
+	switch code {
+	case "invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope":
+		return true
+	}
+	return false
 }
 
 // throwawayToken is a token that differs from a good one in its key alone.
