@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +11,20 @@ import (
 	"github.com/plantstore/plantstore/internal/dynamotest"
 )
 
-func TestMain(m *testing.M) { dynamotest.Main(m) }
+// TestMain runs the tests, or, as the child of TestTheBinaryStopsCleanly,
+// the program itself: os/exec's own tests re-execute their test binary the
+// same way (helperCommand), and so the binary under test needs no second
+// build of cmd/localapi under other flags.
+func TestMain(m *testing.M) {
+	if os.Getenv(runMain) == "1" {
+		main()
+		os.Exit(0)
+	}
+	dynamotest.Main(m)
+}
+
+// runMain in a test binary's environment makes it the local API.
+const runMain = "PLANTSTORE_TEST_RUN_LOCALAPI"
 
 // DynamoDB mode: with TABLE_NAME, the local API writes through the SDK to the
 // endpoint in AWS_ENDPOINT_URL_DYNAMODB. (t.Setenv: the SDK reads the process

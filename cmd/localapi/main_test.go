@@ -343,18 +343,20 @@ func TestHalfClosedClientsAreNotServerFaults(t *testing.T) {
 
 // make run runs the built binary: Ctrl-C (SIGINT) ends it with status 0 and
 // one "stopped" line, and a bad PORT is one line on stderr and status 1.
+// The process is this test binary running main (TestMain), as a build of
+// cmd/localapi would: the same main, signals and exit codes.
 func TestTheBinaryStopsCleanly(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGINT to send on Windows")
 	}
 	t.Parallel()
-	bin, err := proctest.Build(t.TempDir(), "./cmd/localapi")
+	bin, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "PORT=0", "STORE_PATH="+filepath.Join(t.TempDir(), "p.db"))
+	cmd.Env = append(os.Environ(), runMain+"=1", "PORT=0", "STORE_PATH="+filepath.Join(t.TempDir(), "p.db"))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -381,7 +383,7 @@ func TestTheBinaryStopsCleanly(t *testing.T) {
 
 	stderr.Reset()
 	bad := exec.Command(bin)
-	bad.Env = append(os.Environ(), "PORT=http")
+	bad.Env = append(os.Environ(), runMain+"=1", "PORT=http")
 	bad.Stderr = &stderr
 	err = bad.Run()
 	var exit *exec.ExitError
