@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/plantstore/plantstore/tools/iameval"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
@@ -204,7 +205,7 @@ func stackTargets(e env, class string) []target {
 var arnVariable = regexp.MustCompile(`\$\{[A-Za-z]+\}`)
 
 // matcher says whether an ARN is of one of the action's resource types.
-func matcher(a actionInfo) func(string) bool {
+func matcher(a iameval.Action) func(string) bool {
 	var res []*regexp.Regexp
 	for _, rt := range a.ResourceTypes {
 		if rt.ARN == "" {
@@ -230,7 +231,7 @@ func matcher(a actionInfo) func(string) bool {
 // named for the stack (this:new), for each other variant's stack
 // (other-env:new), for another application of the account (unrelated:new)
 // and for this stack in another account (other-account:new).
-func newResources(a actionInfo, own string, others []string) []target {
+func newResources(a iameval.Action, own string, others []string) []target {
 	var out []target
 	for _, rt := range a.ResourceTypes {
 		if rt.ARN == "" {
@@ -325,11 +326,11 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, []stri
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	data, err := actionData(keys)
+	data, err := iameval.Actions(keys)
 	if err != nil {
 		return nil, nil, err
 	}
-	var questions []Question
+	var questions []iameval.Question
 	var about []accessQuestion
 	for _, e := range envs {
 		own := stackTargets(e, "this")
@@ -385,12 +386,12 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, []stri
 								for k, v := range ctx {
 									c[k] = v
 								}
-								questions = append(questions, Question{Principal: s.arn, Action: action, Resource: t.arn, Account: account, Context: c, IdentityPolicies: s.identity, Boundaries: s.boundaries})
+								questions = append(questions, iameval.Question{Principal: s.arn, Action: action, Resource: t.arn, Account: account, Context: c, IdentityPolicies: s.identity, Boundaries: s.boundaries})
 								about = append(about, accessQuestion{s, action, a.AccessLevel, target{t.label + " via " + to, t.arn, c}})
 							}
 							return
 						}
-						questions = append(questions, Question{Principal: s.arn, Action: action, Resource: t.arn, Account: account, Context: ctx, IdentityPolicies: s.identity, Boundaries: s.boundaries})
+						questions = append(questions, iameval.Question{Principal: s.arn, Action: action, Resource: t.arn, Account: account, Context: ctx, IdentityPolicies: s.identity, Boundaries: s.boundaries})
 						about = append(about, accessQuestion{s, action, a.AccessLevel, t})
 					}
 					if a.WildcardOnly || len(a.ResourceTypes) == 0 {
@@ -414,7 +415,7 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, []stri
 	}
 	// Variants that share a stack name (default and edge) ask many of the
 	// same questions: Ask puts each to the evaluator once.
-	answers, err := Ask(questions)
+	answers, err := iameval.Ask(questions)
 	if err != nil {
 		return nil, nil, err
 	}

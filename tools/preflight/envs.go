@@ -1,7 +1,7 @@
 // Package preflight applies the rules that AWS and GitHub apply at deploy and
 // run time, which neither cfn-lint nor the SAM translator applies, to the
 // translated template.yaml, pipeline/roles.yaml and the workflows: what each
-// role may do is asked of a real IAM policy evaluator (iam.go), with the
+// role may do is asked of a real IAM policy evaluator (tools/iameval), with the
 // policies as CloudFormation would make them for one concrete stack
 // (samtemplate.Resolve, for the variants of this file). Its tests are the
 // rules; `make lint` and `make test` run them.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/tools/iameval"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
@@ -139,7 +140,7 @@ func TestExecutionRoleCanRunTheHandlers(t *testing.T) {
 			t.Parallel()
 			e := loadEnv(t, name)
 			_, exec := e.pipelineRoles(t)
-			var allowed, denied []Question
+			var allowed, denied []iameval.Question
 			undecided := map[string]bool{}
 			types := map[string]bool{}
 			for _, typ := range stackTypes(e.app) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/tools/iameval"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
@@ -31,8 +32,8 @@ func TestDeployRolesTrustTheirEnvironmentOnly(t *testing.T) {
 			t.Parallel()
 			e := loadEnv(t, name)
 			deploy, _ := e.pipelineRoles(t)
-			trust := func(sub, aud string) Question {
-				return Question{ID: sub + " " + aud, Trust: true, Principal: oidcProvider, Action: "sts:AssumeRoleWithWebIdentity",
+			trust := func(sub, aud string) iameval.Question {
+				return iameval.Question{ID: sub + " " + aud, Trust: true, Principal: oidcProvider, Action: "sts:AssumeRoleWithWebIdentity",
 					Resource: deploy.arn, Account: account, ResourcePolicy: deploy.trust, Context: map[string]any{githubSub: sub, githubAud: aud}}
 			}
 			other := map[string]string{"dev": "prod", "prod": "dev"}[name]
@@ -67,7 +68,7 @@ func TestDeployRoleCanDeployItsStack(t *testing.T) {
 			stack, _ := samconfig(t, name)
 			bucket, _ := e.pipeline.Value(map[string]any{"Fn::GetAtt": []any{"ArtifactsBucket", "Arn"}})
 			object := fmt.Sprintf("%v/%s/0123456789abcdef0123456789abcdef", bucket, stack)
-			var qs []Question
+			var qs []iameval.Question
 			for _, a := range []string{"DescribeStacks", "CreateChangeSet", "DescribeChangeSet", "ExecuteChangeSet", "DescribeStackEvents", "GetTemplateSummary"} {
 				qs = append(qs, deploy.ask("cloudformation:"+a, stackArn(stack), nil))
 			}
@@ -187,7 +188,7 @@ func TestAttackersPathsAreDenied(t *testing.T) {
 	lambdaArn := func(name string) string {
 		return fmt.Sprintf("arn:%s:lambda:%s:%s:function:%s", partition, region, account, name)
 	}
-	var qs []Question
+	var qs []iameval.Question
 	for _, stack := range []string{"plant-store-prod", "plant-store-pipeline-dev", "plant-store-pipeline-prod"} {
 		for _, a := range []string{"CreateChangeSet", "ExecuteChangeSet", "UpdateStack", "DeleteStack", "CreateStack"} {
 			qs = append(qs, deploy.ask("cloudformation:"+a, stackArn(stack), nil))

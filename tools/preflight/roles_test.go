@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/tools/iameval"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
@@ -34,7 +35,7 @@ func TestRolesAllowWhatTheirFunctionsNeed(t *testing.T) {
 			t.Parallel()
 			e := loadEnv(t, name)
 			app := e.app
-			var needed, unneeded []Question
+			var needed, unneeded []iameval.Question
 			for _, fn := range app.ResourcesOfType("AWS::Lambda::Function") {
 				p, err := app.Properties(fn)
 				if err != nil {

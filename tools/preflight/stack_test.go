@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/tools/iameval"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
@@ -57,16 +58,16 @@ func (e env) managed(t *testing.T, arn string) any {
 }
 
 // ask is a question for the role.
-func (ro role) ask(action, resource string, ctx map[string]any) Question {
-	return Question{ID: ro.id + " " + action + " " + resource, Principal: ro.arn, Action: action, Resource: resource,
+func (ro role) ask(action, resource string, ctx map[string]any) iameval.Question {
+	return iameval.Question{ID: ro.id + " " + action + " " + resource, Principal: ro.arn, Action: action, Resource: resource,
 		Account: account, Context: ctx, IdentityPolicies: ro.identity, Boundaries: ro.boundaries}
 }
 
 // expect asks the evaluator and wants each question allowed or denied.
-func expect(t *testing.T, allowed bool, why string, qs ...Question) {
+func expect(t *testing.T, allowed bool, why string, qs ...iameval.Question) {
 	t.Helper()
 	needEvaluator(t)
-	answers, err := Ask(qs)
+	answers, err := iameval.Ask(qs)
 	if err != nil {
 		t.Fatal(err)
 	}

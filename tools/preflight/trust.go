@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/plantstore/plantstore/tools/iameval"
 )
 
 // The rule of trust: a role is assumed by the one principal that uses it,
@@ -120,7 +122,7 @@ func rolesOf(e env) ([]trustedRole, []Finding, error) {
 // outsiders are the requests that must not assume role tr: every STS action
 // that takes a role (by AWS's service reference), from every principal but
 // the intended one, and the intended principal calling another action.
-func outsiders(tr trustedRole, services []string, stsActions []string) []Question {
+func outsiders(tr trustedRole, services []string, stsActions []string) []iameval.Question {
 	allowAll := []any{map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{"Effect": "Allow", "Action": "*", "Resource": "*"}}}}
 	type caller struct {
 		principal string
@@ -169,14 +171,14 @@ func outsiders(tr trustedRole, services []string, stsActions []string) []Questio
 		caller{principal: "graph.facebook.com"},
 		caller{principal: "www.amazon.com"},
 	)
-	var qs []Question
+	var qs []iameval.Question
 	for _, c := range callers {
 		for _, action := range stsActions {
 			if c.principal == tr.assumer.principal && action == tr.assumer.action && !c.deputy &&
 				(!strings.HasPrefix(c.principal, "arn:") || sameContext(c.context, tr.assumer.context)) {
 				continue
 			}
-			qs = append(qs, Question{Principal: c.principal, Action: action, Resource: tr.arn, Account: account,
+			qs = append(qs, iameval.Question{Principal: c.principal, Action: action, Resource: tr.arn, Account: account,
 				Context: c.context, IdentityPolicies: c.identity, ResourcePolicy: tr.trust, Trust: true})
 		}
 	}
@@ -190,7 +192,7 @@ func sameContext(a, b map[string]any) bool {
 }
 
 // trustActions are the actions of STS whose resource is a role.
-func trustActions(data map[string][]actionInfo) []string {
+func trustActions(data map[string][]iameval.Action) []string {
 	var out []string
 	for _, a := range data["sts"] {
 		for _, rt := range a.ResourceTypes {
@@ -205,11 +207,11 @@ func trustActions(data map[string][]actionInfo) []string {
 
 // checkTrust applies the rule of trust to every role of the variants.
 func checkTrust(envs []env) ([]Finding, error) {
-	services, err := serviceKeys()
+	services, err := iameval.Services()
 	if err != nil {
 		return nil, err
 	}
-	data, err := actionData([]string{"sts"})
+	data, err := iameval.Actions([]string{"sts"})
 	if err != nil {
 		return nil, err
 	}
@@ -223,12 +225,12 @@ func checkTrust(envs []env) ([]Finding, error) {
 		intended  int
 		outsiders []int
 	}
-	var all []Question
+	var all []iameval.Question
 	var roles []asked
 	// One question per distinct (trust policy, request): roles of the
 	// variants share most of their trust policies.
 	index := map[string]int{}
-	add := func(q Question) int {
+	add := func(q iameval.Question) int {
 		key, _ := json.Marshal(q)
 		if i, ok := index[string(key)]; ok {
 			return i
@@ -247,7 +249,7 @@ func checkTrust(envs []env) ([]Finding, error) {
 			a := asked{tr: tr}
 			arn := tr.arn
 			tr.arn = "arn:aws:iam::" + account + ":role/trusted" // the same trust policy asks the same questions
-			a.intended = add(Question{Principal: tr.assumer.principal, Action: tr.assumer.action, Resource: tr.arn, Account: account,
+			a.intended = add(iameval.Question{Principal: tr.assumer.principal, Action: tr.assumer.action, Resource: tr.arn, Account: account,
 				Context: tr.assumer.context, ResourcePolicy: tr.trust, Trust: true})
 			for _, q := range outsiders(tr, services, acts) {
 				a.outsiders = append(a.outsiders, add(q))
@@ -256,7 +258,7 @@ func checkTrust(envs []env) ([]Finding, error) {
 			roles = append(roles, a)
 		}
 	}
-	answers, err := Ask(all)
+	answers, err := iameval.Ask(all)
 	if err != nil {
 		return nil, err
 	}

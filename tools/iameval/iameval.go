@@ -1,4 +1,11 @@
-package preflight
+// Package iameval asks a real IAM policy evaluator,
+// @cloud-copilot/iam-simulate (through node and iamsim.mjs beside this
+// file), whether a principal may make a request, and what AWS's service
+// reference says of a service's actions. The preflight's rules ask it tens
+// of thousands of questions a run; its answers are kept in toolcache, and
+// what is not kept goes to one node process per core. Test-time only: the
+// evaluator is AGPL-3.0, a devDependency; nothing that ships links it.
+package iameval
 
 import (
 	"bufio"
@@ -232,7 +239,7 @@ func evaluatorVersion(root string) ([][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the IAM evaluator needs node: %v", err)
 	}
-	script, err := os.ReadFile(filepath.Join(root, "tools", "preflight", "iamsim.mjs"))
+	script, err := os.ReadFile(filepath.Join(root, "tools", "iameval", "iamsim.mjs"))
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +261,7 @@ func evaluatorVersion(root string) ([][]byte, error) {
 // work is one node process, answering jobs until the test binary ends (its
 // stdin closes then, and node exits).
 func (ev *evaluator) work() {
-	cmd := exec.Command("node", filepath.Join(ev.root, "tools", "preflight", "iamsim.mjs"))
+	cmd := exec.Command("node", filepath.Join(ev.root, "tools", "iameval", "iamsim.mjs"))
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
@@ -452,9 +459,9 @@ func evaluate(request, out any) error {
 	return json.Unmarshal(answer, out)
 }
 
-// actionInfo is an action as AWS's service reference describes it, from the
+// Action is an action as AWS's service reference describes it, from the
 // evaluator's own copy.
-type actionInfo struct {
+type Action struct {
 	Name          string `json:"name"`
 	AccessLevel   string `json:"accessLevel"`
 	WildcardOnly  bool   `json:"wildcardOnly"`
@@ -466,8 +473,8 @@ type actionInfo struct {
 }
 
 // actionData lists every action of each service.
-func actionData(services []string) (map[string][]actionInfo, error) {
-	out := map[string][]actionInfo{}
+func Actions(services []string) (map[string][]Action, error) {
+	out := map[string][]Action{}
 	if len(services) == 0 {
 		return out, nil
 	}
@@ -476,7 +483,7 @@ func actionData(services []string) (map[string][]actionInfo, error) {
 }
 
 // serviceKeys are the IAM prefixes of every service the evaluator knows.
-func serviceKeys() ([]string, error) {
+func Services() ([]string, error) {
 	var out []string
 	err := evaluate(map[string]any{"data": "services"}, &out)
 	return out, err
