@@ -64,7 +64,7 @@ ENV_VARS      ?= events/env.json
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./internal/auth:FuzzClaims ./functions/createplant:FuzzProxyEvent
 
-.PHONY: chromium help run test fuzz lint preflight-accept bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/startlambda bin/invoke bin/runfront start-lambda
+.PHONY: chromium help run test test-bootstraps fuzz lint preflight-accept bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/startlambda bin/invoke bin/runfront start-lambda
 
 # The commands a person runs (make run, start-api, invoke) are built, then
 # run: a built binary exits 0 on a clean Ctrl-C and its one-line errors stand
@@ -84,19 +84,50 @@ run: $(if $(WATCH)$(TRACE),bin/runfront,bin/localapi) ## the local API on 127.0.
 # when one is missing instead of skipping (plain `go test` skips them and says
 # that make test starts them), since the prerequisites above install (into the
 # project) or check each.
+#
+# Each bootstrap is built once, with the targets sam build calls, into
+# .bin/bootstraps/, which every test binary is handed ($(BOOTSTRAPS_ENV),
+# internal/lambdatest), instead of each test binary linking its own; the
+# debug builds are the two that the Delve tests run. The files are made
+# read-only: a test that wants another build makes its own.
+BOOTSTRAPS_ENV  := PLANTSTORE_BOOTSTRAPS
+BOOTSTRAPS      := $(TOOLS)/bootstraps
+DEBUG_FUNCTIONS := CreatePlantFunction AuthorizerFunction
+#
+# -race where there is concurrency, as Go's own cmd/dist runs it
+# (registerRaceTests): the packages of RACE_FREE start no goroutine and no
+# server, in their code or their tests (samtemplate's TestRaceFreePackages
+# holds that), so the detector has nothing to watch there and only makes
+# them slower (the preflight's rules: 4 s plain, 40 s under -race). They run
+# first, on their own; every other package runs under -race.
+RACE_FREE := ./internal/plant ./internal/glyph ./internal/logging ./functions/internal/emf ./tools/figures ./tools/toolcache ./tools/cmd/repocheck ./tools/preflight
+TEST_ENV   = $(BOOTSTRAPS_ENV)=$(BOOTSTRAPS) CI=true $(if $(filter true,$(CI)),,$(if $(shell command -v chromium || command -v chromium-browser || command -v google-chrome),,NO_BROWSER=1))
 test: node_modules moto $(TOOLS)/dlv chromium ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME executions
-	CI=true $(if $(filter true,$(CI)),,$(if $(shell command -v chromium || command -v chromium-browser || command -v google-chrome),,NO_BROWSER=1)) $(GO) test -race -count=1 ./... ./tools/...
+	@$(MAKE) --no-print-directory test-bootstraps
+	$(TEST_ENV) $(GO) test -count=1 $(RACE_FREE)
+	$(TEST_ENV) $(GO) test -race -count=1 $$($(GO) list ./... ./tools/... | grep -vxF "$$($(GO) list $(RACE_FREE))")
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 
-fuzz: ## each fuzz target for FUZZTIME executions (default 20000x; e.g. make fuzz FUZZTIME=1000000x); all run, a failure prints its whole output
-	@failed=""; for t in $(FUZZ_TARGETS); do \
-	  pkg=$${t%%:*}; fn=$${t##*:}; log=$$(mktemp); \
+test-bootstraps: ## (make test) every function's bootstrap, and the debug builds, into .bin/bootstraps/ for the tests
+	@mkdir -p $(BOOTSTRAPS) && chmod -R u+w $(BOOTSTRAPS)
+	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory -s build-$$f ARTIFACTS_DIR=$(BOOTSTRAPS)/$$f GOARCH=$(HOSTARCH); done
+	@for f in $(DEBUG_FUNCTIONS); do $(MAKE) --no-print-directory -s build-$$f ARTIFACTS_DIR=$(BOOTSTRAPS)/$$f-debug GOARCH=$(HOSTARCH) DEBUG_BUILD=1; done
+	@chmod a-w $(BOOTSTRAPS)/*/bootstrap
+
+fuzz: ## each fuzz target for FUZZTIME executions (default 20000x; e.g. make fuzz FUZZTIME=1000000x), side by side; all run, a failure prints its whole output
+	@logs=$$(mktemp -d); trap 'rm -rf "$$logs"' EXIT; pids=""; \
+	for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t##*:}; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 1 $$pkg >"$$logs/$$fn" 2>&1 & pids="$$pids $$!:$$fn:$$pkg"; \
+	done; \
+	failed=""; for p in $$pids; do \
+	  pid=$${p%%:*}; rest=$${p#*:}; fn=$${rest%%:*}; pkg=$${rest#*:}; \
 	  echo "fuzz $$fn ($$pkg) for $(FUZZTIME)"; \
-	  if $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg >"$$log" 2>&1; then \
-	    grep -E 'execs:' "$$log" | tail -n 1; tail -n 1 "$$log"; \
+	  if wait $$pid; then \
+	    grep -E 'execs:' "$$logs/$$fn" | tail -n 1; tail -n 1 "$$logs/$$fn"; \
 	  else \
-	    cat "$$log"; failed="$$failed $$fn"; \
-	  fi; rm -f "$$log"; \
+	    cat "$$logs/$$fn"; failed="$$failed $$fn"; \
+	  fi; \
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz failed:$$failed (an input that fails is kept under the package's testdata/fuzz/)"; exit 1; fi
 

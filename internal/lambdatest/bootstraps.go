@@ -20,6 +20,9 @@ import (
 	"github.com/plantstore/plantstore/internal/repotest"
 )
 
+// BootstrapsEnv names the folder of bootstraps that make test built.
+const BootstrapsEnv = "PLANTSTORE_BOOTSTRAPS"
+
 var (
 	mu    sync.Mutex
 	built = map[string]string{}
@@ -28,7 +31,11 @@ var (
 
 // Bootstrap returns the path of function's bootstrap (a logical ID of
 // template.yaml, such as CreatePlantFunction), built once per test binary
-// with `make build-<function>`.
+// with `make build-<function>`, or taken from the folder that
+// $PLANTSTORE_BOOTSTRAPS names: make test builds every bootstrap once into
+// <folder>/<function>/bootstrap (and <function>-debug/ for DebugBootstrap)
+// and hands the folder to every test binary, instead of each binary
+// linking its own.
 func Bootstrap(t testing.TB, function string) string {
 	t.Helper()
 	return build(t, function, false)
@@ -50,6 +57,14 @@ func build(t testing.TB, function string, debug bool) string {
 		key += "-debug"
 	}
 	if path, ok := built[key]; ok {
+		return path
+	}
+	if given := os.Getenv(BootstrapsEnv); given != "" {
+		path := filepath.Join(given, key, "bootstrap")
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("%s=%s has no %s: %v", BootstrapsEnv, given, key, err)
+		}
+		built[key] = path
 		return path
 	}
 	if dir == "" {

@@ -155,7 +155,7 @@ func dangerousEdits() []dangerousEdit {
 		smokeStep    = "      - name: smoke check with a real token\n"
 		smokeCall    = "          make smoke URL=\"$(out ApiUrl)\" TOKEN=\"$token\"\n"
 		setPipefail  = "set -euo pipefail\n"
-		testRecipe   = "\tCI=true $(if $(filter true"
+		testRecipe   = "\t$(TEST_ENV) $(GO) test -race"
 		shellFlags   = ".SHELLFLAGS := -eu -o pipefail -c\n"
 		ciCheckSteps = "    timeout-minutes: 45\n    steps:\n      - uses: " + checkout + "\n        with:\n"
 	)
@@ -245,8 +245,8 @@ func dangerousEdits() []dangerousEdit {
 		{"ci.yml runs make test instead of .ci/run", ".github/workflows/ci.yml", replaceOnce(ciRunStep, "        run: make test\n"), []string{ruleCIRun}},
 		{"ci.yml's checks step skipped by an if", ".github/workflows/ci.yml", replaceOnce(ciRunStep, ciRunStep+"        if: false\n"), []string{ruleCIRun}},
 		{"ci.yml cannot be called", ".github/workflows/ci.yml", replaceOnce("  workflow_call:\n", ""), []string{ruleCIRun}},
-		{"- prefix on the test recipe's go test", "Makefile", replaceOnce(testRecipe, "\t-CI=true $(if $(filter true"), []string{ruleMakefile}},
-		{"- prefix in fuzz, which make test runs through $(MAKE)", "Makefile", replaceOnce("\t@failed=\"\"; for t in", "\t-@failed=\"\"; for t in"), []string{ruleMakefile}},
+		{"- prefix on the test recipe's go test", "Makefile", replaceOnce(testRecipe, "\t-$(TEST_ENV) $(GO) test -race"), []string{ruleMakefile}},
+		{"- prefix in fuzz, which make test runs through $(MAKE)", "Makefile", replaceOnce("\t@logs=$$(mktemp -d);", "\t-@logs=$$(mktemp -d);"), []string{ruleMakefile}},
 		{".SHELLFLAGS without pipefail", "Makefile", replaceOnce(shellFlags, ".SHELLFLAGS := -eu -c\n"), []string{ruleMakefile}},
 		{".SHELLFLAGS without -e", "Makefile", replaceOnce(shellFlags, ".SHELLFLAGS := -u -o pipefail -c\n"), []string{ruleMakefile}},
 		{"a target-specific .SHELLFLAGS for test", "Makefile", replaceOnce(shellFlags, shellFlags+"test: .SHELLFLAGS := -c\n"), []string{ruleMakefile}},

@@ -2,9 +2,15 @@ package samtemplate
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -193,6 +199,58 @@ func TestMakeTestInstallsNoSystemPackage(t *testing.T) {
 			if strings.Contains(line, word) {
 				t.Errorf("make test would run %q: %s", strings.TrimSpace(word), line)
 			}
+		}
+	}
+}
+
+// make test runs the packages of RACE_FREE without -race, so each must give
+// the detector nothing to watch: no go statement and no WaitGroup.Go in its
+// code or its tests, and no import of what starts a server or a goroutine
+// in the test process (a listener, httptest, the Runtime API, the
+// emulators). What such a package calls that is concurrent (the IAM
+// evaluator's workers, toolcache's logs across processes) is tested under
+// -race in its own package.
+func TestRaceFreePackages(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^RACE_FREE := (.+)$`).FindStringSubmatch(string(raw))
+	if m == nil {
+		t.Fatal("the Makefile has no RACE_FREE := line")
+	}
+	banned := []string{"net", "net/http/httptest", "github.com/plantstore/plantstore/internal/lambdatest",
+		"github.com/plantstore/plantstore/internal/dynamotest", "github.com/plantstore/plantstore/internal/devserver",
+		"github.com/plantstore/plantstore/internal/proctest", "github.com/plantstore/plantstore/tools/localfn",
+		"github.com/plantstore/plantstore/tools/localserve", "github.com/plantstore/plantstore/tools/gateway"}
+	for _, pkg := range strings.Fields(m[1]) {
+		dir := filepath.Join("../..", pkg)
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		if len(files) == 0 {
+			t.Errorf("RACE_FREE names %s, which has no Go files", pkg)
+		}
+		for _, f := range files {
+			file, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range file.Imports {
+				if p, _ := strconv.Unquote(imp.Path.Value); slices.Contains(banned, p) {
+					t.Errorf("%s imports %s: a package that starts servers or goroutines runs under -race (take it out of RACE_FREE)", f, p)
+				}
+			}
+			ast.Inspect(file, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.GoStmt:
+					t.Errorf("%s: a go statement: a package with goroutines runs under -race (take it out of RACE_FREE)", f)
+				case *ast.SelectorExpr:
+					if n.Sel.Name == "Go" {
+						t.Errorf("%s: a call of .Go: a package with goroutines runs under -race (take it out of RACE_FREE)", f)
+					}
+				}
+				return true
+			})
 		}
 	}
 }
