@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/proctest"
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/golang-jwt/jwt/v5"
@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 // fixtureEnv is events/env.json's AuthorizerFunction entry.
 func fixtureEnv(t *testing.T) map[string]string {
 	t.Helper()
-	raw, err := os.ReadFile(repotest.Path("events", "env.json"))
+	raw, err := os.ReadFile(srctree.Path("events", "env.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -522,7 +522,7 @@ type alarm struct {
 // of them fails the decode).
 func tokensRefusedAlarm(t *testing.T) alarm {
 	t.Helper()
-	raw, err := os.ReadFile(repotest.Path("template.yaml"))
+	raw, err := os.ReadFile(srctree.Path("template.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,11 +17,11 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 )
 
 var loadDoc = sync.OnceValues(func() (*openapi3.T, error) {
-	root, err := repotest.Root()
+	root, err := srctree.Root()
 	if err != nil {
 		return nil, err
 	}

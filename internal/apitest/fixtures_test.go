@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/internal/apitest"
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 )
 
 var update = flag.Bool("update", false, "rewrite events/ from the generator")
@@ -24,7 +24,7 @@ func TestEventsAreCurrent(t *testing.T) {
 		files[f.Name+".json"] = apitest.Marshal(f.Event)
 	}
 	for name, want := range files {
-		path := repotest.Path("events", name)
+		path := srctree.Path("events", name)
 		if *update {
 			if err := os.WriteFile(path, want, 0o644); err != nil {
 				t.Fatal(err)
@@ -36,7 +36,7 @@ func TestEventsAreCurrent(t *testing.T) {
 			t.Errorf("%s is not what the generator makes (%v); run go test ./internal/apitest -update", path, err)
 		}
 	}
-	entries, _ := filepath.Glob(repotest.Path("events", "*.json"))
+	entries, _ := filepath.Glob(srctree.Path("events", "*.json"))
 	for _, e := range entries {
 		if _, ok := files[filepath.Base(e)]; !ok {
 			t.Errorf("%s is not made by the generator", e)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 )
 
 var code = regexp.MustCompile(`\b([1-5][0-9]{4})\b`)
@@ -20,7 +20,7 @@ var code = regexp.MustCompile(`\b([1-5][0-9]{4})\b`)
 // added, changed or dropped in one place and not the others fails here.
 func TestErrorCodesAgree(t *testing.T) {
 	t.Parallel()
-	root := repotest.Path()
+	root := srctree.Path()
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join(root, name))
 		if err != nil {
@@ -108,7 +108,7 @@ func TestErrorCodesAgree(t *testing.T) {
 // the two a user sets.
 func TestConfigurationTable(t *testing.T) {
 	t.Parallel()
-	root := repotest.Path()
+	root := srctree.Path()
 	read := map[string]bool{}
 	name := regexp.MustCompile(`(?:getenv|Getenv|LookupEnv)\("([A-Z0-9_]+)"\)`)
 	for _, dir := range []string{"functions", "cmd", "internal"} {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/internal/auth"
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 )
 
 func getenv(vars map[string]string) func(string) string {
@@ -77,7 +77,7 @@ func TestConfigFromEnvTakesOneKeySource(t *testing.T) {
 // authorizer is the Cognito pool's JWKS URL.
 func TestEnvFilesGiveOneKeySource(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob(repotest.Path("events", "env*.json"))
+	files, err := filepath.Glob(srctree.Path("events", "env*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no events/env*.json found (%v)", err)
 	}

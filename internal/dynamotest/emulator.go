@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/proctest"
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -149,7 +149,7 @@ func findDynalite() (string, error) {
 	if p := os.Getenv("DYNALITE"); p != "" {
 		return p, nil
 	}
-	if root, err := repotest.Root(); err == nil {
+	if root, err := srctree.Root(); err == nil {
 		p := filepath.Join(root, "node_modules", ".bin", "dynalite")
 		if _, err := os.Stat(p); err == nil {
 			return p, nil

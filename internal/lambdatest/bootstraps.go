@@ -17,7 +17,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 )
 
 // BootstrapsEnv names the folder of bootstraps that make test built.
@@ -92,7 +92,7 @@ func Cleanup() {
 	}
 }
 
-func root() string { return repotest.Path() }
+func root() string { return srctree.Path() }
 
 // Event reads events/<name>.json into a T and returns it with its bytes.
 func Event[T any](t testing.TB, name string) (T, []byte) {

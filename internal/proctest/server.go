@@ -16,12 +16,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 )
 
 // Build compiles cmd/localapi (or another server package) into dir.
 func Build(dir, pkg string) (string, error) {
-	root, err := repotest.Root()
+	root, err := srctree.Root()
 	if err != nil {
 		return "", err
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/proctest"
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/go-delve/delve/service/api"
@@ -33,7 +33,7 @@ func TestABreakpointStopsTheHandler(t *testing.T) {
 	addr := delve.FreeAddr(t)
 	var out proctest.Output
 	fns := lambdatest.NewFunctions(map[string]lambdatest.Spec{
-		"AuthorizerFunction": {Bootstrap: bin, Env: env, Timeout: time.Second, Debug: &lambdatest.Debug{Dlv: delve.Dlv(t, repotest.Path()), Addr: addr}},
+		"AuthorizerFunction": {Bootstrap: bin, Env: env, Timeout: time.Second, Debug: &lambdatest.Debug{Dlv: delve.Dlv(t, srctree.Path()), Addr: addr}},
 	}, &out)
 	defer fns.Close()
 
@@ -91,7 +91,7 @@ func TestABreakpointStopsTheHandler(t *testing.T) {
 func TestDelveOnATakenAddressFails(t *testing.T) {
 	t.Parallel()
 	bin := lambdatest.DebugBootstrap(t, "AuthorizerFunction")
-	dlv := delve.Dlv(t, repotest.Path())
+	dlv := delve.Dlv(t, srctree.Path())
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

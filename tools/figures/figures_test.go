@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
@@ -17,7 +17,7 @@ const renderCommand = "go run ./tools/cmd/bench -from docs/bench.json -render 'R
 
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	root, err := repotest.Root()
+	root, err := srctree.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

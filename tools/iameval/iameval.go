@@ -23,7 +23,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 
 	"github.com/plantstore/plantstore/tools/toolcache"
 )
@@ -109,7 +109,7 @@ type evalJob struct {
 const chunk = 400
 
 var theEvaluator = sync.OnceValues(func() (*evaluator, error) {
-	root, err := repotest.Root()
+	root, err := srctree.Root()
 	if err != nil {
 		return nil, err
 	}

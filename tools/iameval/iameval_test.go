@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 
 	"github.com/plantstore/plantstore/tools/toolcache"
 )
@@ -23,7 +23,7 @@ func TestEvaluatorCacheMissesOnAnyChange(t *testing.T) {
 			t.Skip("node is not installed (make test installs the IAM evaluator and runs this)")
 		}
 	}
-	repoRoot, err := repotest.Root()
+	repoRoot, err := srctree.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

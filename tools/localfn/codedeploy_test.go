@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/internal/proctest"
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -35,7 +35,7 @@ func TestThePreTrafficHookStaysLocal(t *testing.T) {
 	shell := map[string]string{"AWS_ACCESS_KEY_ID": "AKIASHELLKEY", "AWS_SECRET_ACCESS_KEY": "shell-secret", "AWS_SESSION_TOKEN": "shell-token"}
 	var log proctest.Output
 	cfg := Config{
-		Template: repotest.Path("template.yaml"), EnvFile: envFile, DataDir: t.TempDir(),
+		Template: srctree.Path("template.yaml"), EnvFile: envFile, DataDir: t.TempDir(),
 		Bootstrap: func(fn string) string { return fn }, Log: &log,
 		LookupEnv: func(k string) (string, bool) { v, ok := shell[k]; return v, ok },
 	}

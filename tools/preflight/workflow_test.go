@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
-var repoRoot = repotest.Path()
+var repoRoot = srctree.Path()
 
 func loadWorkflow(t *testing.T, name string) *workflow {
 	t.Helper()

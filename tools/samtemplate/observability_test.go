@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 )
 
 const customNS = "PlantStore/${AWS::StackName}"
@@ -25,7 +25,7 @@ func emitted(t *testing.T, tpl *Template) map[string][]string {
 	out := map[string][]string{}
 	// Each directive is written as one emf.Directive literal.
 	lit := regexp.MustCompile(`emf\.Directive\{Dimensions: \[\]\[\]string\{(.*?)\}, Metrics: \[\]string\{(.*?)\}\}`)
-	err := filepath.WalkDir(repotest.Path("functions"), func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(srctree.Path("functions"), func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "testdata") {
 			return err
 		}

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 	"gopkg.in/yaml.v3"
 )
 
-var repoRoot = repotest.Path()
+var repoRoot = srctree.Path()
 
 // The workflows call the Makefile, never repeat its steps: every `make X`
 // they run is a target of the Makefile, and every action is pinned to a full

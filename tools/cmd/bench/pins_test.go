@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 )
 
 // The SDK modules that docs/performance.md ("The SDK line") measured and
@@ -20,7 +20,7 @@ import (
 // renewing the document's pinned rows in the same change.
 func TestSDKPinsAreTheMeasuredOnes(t *testing.T) {
 	t.Parallel()
-	root := repotest.Path()
+	root := srctree.Path()
 	raw, err := os.ReadFile(filepath.Join(root, "docs", "performance.md"))
 	if err != nil {
 		t.Fatal(err)

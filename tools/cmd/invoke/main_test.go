@@ -11,14 +11,14 @@ import (
 
 	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/lambdatest"
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 )
 
 func TestMain(m *testing.M) {
 	dynamotest.Main(m, lambdatest.Cleanup)
 }
 
-var root = repotest.Path()
+var root = srctree.Path()
 
 // invoke runs the tool with the shell environment shell and the env file
 // envFile (events/env.json when empty).

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 )
 
 // The short forms of `make load`: each run fails unless every acknowledged
@@ -23,7 +23,7 @@ func TestLoad(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.args[1] == "dynamodb" {
-				if _, err := os.Stat(repotest.Path("node_modules", ".bin", "dynalite")); err != nil && os.Getenv("CI") != "true" {
+				if _, err := os.Stat(srctree.Path("node_modules", ".bin", "dynalite")); err != nil && os.Getenv("CI") != "true" {
 					t.Skip("dynalite is not installed (make test installs it)")
 				}
 			}

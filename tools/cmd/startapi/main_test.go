@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/internal/proctest"
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 
 	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/devserver/devservertest"
@@ -19,7 +19,7 @@ import (
 
 func TestMain(m *testing.M) { dynamotest.Main(m, lambdatest.Cleanup) }
 
-var root = repotest.Path()
+var root = srctree.Path()
 
 // startAPI runs the tool as make start-api does, on a free port, with
 // events/env.json and its own dynalite data directory, and waits for its banner.

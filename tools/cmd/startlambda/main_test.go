@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/proctest"
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -21,7 +21,7 @@ import (
 
 func TestMain(m *testing.M) { dynamotest.Main(m, lambdatest.Cleanup) }
 
-var root = repotest.Path()
+var root = srctree.Path()
 
 // make start-lambda as the Go SDK sees it: the real bootstraps answer, a
 // function error comes back as FunctionError, an unknown name is

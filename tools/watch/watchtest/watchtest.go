@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/proctest"
-	"github.com/plantstore/plantstore/internal/repotest"
+	"github.com/plantstore/plantstore/internal/srctree"
 )
 
 // CopyTree copies the files git tracks (and node_modules' dynalite link,
@@ -64,7 +64,7 @@ func CopyFiles(t testing.TB, rel ...string) string {
 	return dst
 }
 
-func repoRoot() string { return repotest.Path() }
+func repoRoot() string { return srctree.Path() }
 
 // Edit replaces old by new in the file at path, which must hold old.
 func Edit(t *testing.T, path, old, new string) {

@@ -1,6 +1,6 @@
-// Package repotest finds the repository's root, the one way the tests and
+// Package srctree finds the repository's root, the one way the tests and
 // the local tools find it.
-package repotest
+package srctree
 
 import (
 	"bufio"
@@ -58,7 +58,7 @@ func declares(path string) bool {
 func Path(elem ...string) string {
 	root, err := Root()
 	if err != nil {
-		panic("repotest: " + err.Error())
+		panic("srctree: " + err.Error())
 	}
 	return filepath.Join(append([]string{root}, elem...)...)
 }

@@ -1,4 +1,4 @@
-package repotest
+package srctree
 
 import (
 	"os"
