@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/childproc"
 
 	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/auth"
@@ -93,7 +93,7 @@ func start(t *testing.T, vars map[string]string, adjust ...func(*config)) *serve
 			t.Fatalf("run returned early: %v\nstderr: %s", err, s.stderr)
 		default:
 		}
-		var banner proctest.Banner
+		var banner childproc.Banner
 		for _, line := range strings.Split(s.stdout.String(), "\n") {
 			banner.Line(line)
 		}

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/childproc"
 	"github.com/plantstore/plantstore/internal/srctree"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -37,7 +37,7 @@ var update = flag.Bool("update", false, "rewrite the golden responses")
 func TestMain(m *testing.M) {
 	code := m.Run()
 	lambdatest.Cleanup()
-	proctest.StopAll()
+	childproc.StopAll()
 	os.Exit(code)
 }
 

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/childproc"
 	"github.com/plantstore/plantstore/internal/proctest"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -388,7 +389,7 @@ func TestCreatePlantWithoutItsStoreFails(t *testing.T) {
 // buildAuthorizer builds one of the broken authorizers in testdata.
 func buildAuthorizer(t *testing.T, name string) string {
 	t.Helper()
-	bin, err := proctest.Build(t.TempDir(), "./functions/pretraffic/testdata/"+name)
+	bin, err := childproc.Build(t.TempDir(), "./functions/pretraffic/testdata/"+name)
 	if err != nil {
 		t.Fatal(err)
 	}

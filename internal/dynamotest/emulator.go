@@ -19,7 +19,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/childproc"
 	"github.com/plantstore/plantstore/internal/srctree"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -100,7 +100,7 @@ func start(name string, command func(sock string) *exec.Cmd) (*Server, error) {
 	}
 	sock := filepath.Join(dir, name+".sock")
 	cmd := command(sock)
-	if err := proctest.Start(cmd); err != nil { // its own process group, killed with its parent
+	if err := childproc.Start(cmd); err != nil { // its own process group, killed with its parent
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
@@ -135,7 +135,7 @@ func listening(s *Server, network, addr string) error {
 // Stop kills the server.
 func (s *Server) Stop() {
 	if s.cmd.Process != nil {
-		proctest.Kill(s.cmd) // the group: npm's dynalite runs node under a shell
+		childproc.Kill(s.cmd) // the group: npm's dynalite runs node under a shell
 		s.cmd.Wait()
 	}
 	if s.stop != nil {

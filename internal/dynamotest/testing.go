@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/childproc"
 )
 
 type shared struct {
@@ -38,7 +38,7 @@ func Dynalite(t testing.TB) *Server {
 }
 
 // Main runs the tests, then the after functions, then stops the servers the
-// tests started and any other child process (proctest.StopAll), and exits.
+// tests started and any other child process (childproc.StopAll), and exits.
 func Main(m *testing.M, after ...func()) {
 	code := m.Run()
 	for _, f := range after {
@@ -49,7 +49,7 @@ func Main(m *testing.M, after ...func()) {
 			s.srv.Stop()
 		}
 	}
-	proctest.StopAll()
+	childproc.StopAll()
 	os.Exit(code)
 }
 

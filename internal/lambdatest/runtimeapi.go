@@ -29,7 +29,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/childproc"
 )
 
 const prefix = "/2018-06-01/runtime/"
@@ -306,7 +306,7 @@ func (s *Server) start(cmd *exec.Cmd, env []string, output io.Writer) (*Function
 		"TZ=:UTC",
 	}, env...)
 	cmd.Stdout, cmd.Stderr = output, output
-	if err := proctest.Start(cmd); err != nil {
+	if err := childproc.Start(cmd); err != nil {
 		return nil, err
 	}
 	f := &Function{cmd: cmd, exited: make(chan struct{})}
@@ -325,11 +325,11 @@ func (f *Function) Err() error { return f.err }
 
 // Stop ends the process (SIGTERM, then SIGKILL after a second).
 func (f *Function) Stop() {
-	proctest.Terminate(f.cmd)
+	childproc.Terminate(f.cmd)
 	select {
 	case <-f.exited:
 	case <-time.After(time.Second):
-		proctest.Kill(f.cmd)
+		childproc.Kill(f.cmd)
 		<-f.exited
 	}
 }

@@ -1,3 +1,6 @@
+// Package proctest is what tests share to watch a child process that
+// internal/childproc started: Output, a writer a test can wait on for a
+// line, a match or the server's banner.
 package proctest
 
 import (
@@ -7,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/plantstore/plantstore/internal/childproc"
 )
 
 // Output is an io.Writer that a test can wait on.
@@ -57,10 +62,10 @@ func (o *Output) WaitMatch(t *testing.T, re *regexp.Regexp) string {
 }
 
 // Banner waits for a tool's banner ("listening on", the token, "Try:") in o.
-func (o *Output) Banner(t *testing.T) Banner {
+func (o *Output) Banner(t *testing.T) childproc.Banner {
 	t.Helper()
 	o.WaitFor(t, "Try:", 1)
-	var b Banner
+	var b childproc.Banner
 	for _, line := range strings.Split(o.String(), "\n") {
 		b.Line(line)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/internal/childproc"
 	"github.com/plantstore/plantstore/internal/proctest"
 
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
@@ -118,10 +119,10 @@ func TestAddingAFunction(t *testing.T) {
 	cmd.Env = append(os.Environ(), "PORT=0")
 	var stdout, stderr proctest.Output
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := proctest.Start(cmd); err != nil {
+	if err := childproc.Start(cmd); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { proctest.Kill(cmd); _ = cmd.Wait() })
+	t.Cleanup(func() { childproc.Kill(cmd); _ = cmd.Wait() })
 	banner := stdout.Banner(t)
 	req, _ := http.NewRequest("GET", banner.URL+"/health", nil)
 	req.Header.Set("Authorization", "Bearer "+banner.Token)

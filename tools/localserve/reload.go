@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/childproc"
 
 	"github.com/plantstore/plantstore/tools/localfn"
 	"github.com/plantstore/plantstore/tools/samtemplate"
@@ -73,7 +73,7 @@ type Reloader struct {
 // Start runs the reloads until ctx ends: set is the first prepared set, and
 // its dynalite serves every generation.
 func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *localfn.Set) error {
-	dir, err := proctest.TempDir("plantstore-reload-")
+	dir, err := childproc.TempDir("plantstore-reload-")
 	if err != nil {
 		return err
 	}

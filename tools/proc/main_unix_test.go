@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/childproc"
 
 	"github.com/plantstore/plantstore/tools/proc"
 )
@@ -28,7 +28,7 @@ func TestHelperMain(t *testing.T) {
 	}
 	proc.Main("helper", func(ctx context.Context) error {
 		child := exec.Command("sleep", "600")
-		if err := proctest.Start(child); err != nil {
+		if err := childproc.Start(child); err != nil {
 			return err
 		}
 		os.Stdout.WriteString(strconv.Itoa(child.Process.Pid) + "\n")

@@ -1,5 +1,5 @@
 // Package proc runs the commands of the tooling: it ends them on SIGINT and
-// SIGTERM with every child they started (internal/proctest) stopped and
+// SIGTERM with every child they started (internal/childproc) stopped and
 // their temporary folders removed.
 package proc
 
@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/childproc"
 )
 
 // ExitOnSignal makes the first SIGINT or SIGTERM stop every child, remove
@@ -23,7 +23,7 @@ func ExitOnSignal(name string) {
 	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		s := <-c
-		proctest.StopAll()
+		childproc.StopAll()
 		fmt.Fprintf(os.Stderr, "%s: stopped by %v; its processes and temporary files are gone\n", name, s)
 		os.Exit(130)
 	}()
@@ -50,17 +50,17 @@ func Main(name string, run func(ctx context.Context) error) {
 		select {
 		case <-sigs:
 		case <-time.After(stopGrace):
-			proctest.StopAll()
+			childproc.StopAll()
 			<-sigs
 		}
-		proctest.StopAll()
+		childproc.StopAll()
 		fmt.Fprintf(os.Stderr, "%s: stopped at once by a second signal; its processes are gone\n", name)
 		os.Exit(130)
 	}()
 	err := run(ctx)
 	signal.Stop(sigs)
 	cancel()
-	proctest.StopAll()
+	childproc.StopAll()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		os.Exit(1)

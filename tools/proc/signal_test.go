@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/childproc"
 
 	"github.com/plantstore/plantstore/tools/proc"
 )
@@ -21,12 +21,12 @@ func TestHelperBatchTool(t *testing.T) {
 		t.Skip("run by TestExitOnSignalCleansUp")
 	}
 	proc.ExitOnSignal("helper")
-	dir, err := proctest.TempDir("proc-helper-")
+	dir, err := childproc.TempDir("proc-helper-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	child := exec.Command("sleep", "60")
-	if err := proctest.Start(child); err != nil {
+	if err := childproc.Start(child); err != nil {
 		t.Fatal(err)
 	}
 	os.Stdout.WriteString(dir + "\n")

@@ -222,7 +222,7 @@ func TestRaceFreePackages(t *testing.T) {
 	}
 	banned := []string{"net", "net/http/httptest", "github.com/plantstore/plantstore/internal/lambdatest",
 		"github.com/plantstore/plantstore/internal/dynamotest", "github.com/plantstore/plantstore/internal/devserver",
-		"github.com/plantstore/plantstore/internal/proctest", "github.com/plantstore/plantstore/tools/localfn",
+		"github.com/plantstore/plantstore/internal/childproc", "github.com/plantstore/plantstore/tools/localfn",
 		"github.com/plantstore/plantstore/tools/localserve", "github.com/plantstore/plantstore/tools/gateway"}
 	for _, pkg := range strings.Fields(m[1]) {
 		dir := filepath.Join("../..", pkg)

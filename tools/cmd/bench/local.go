@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/childproc"
 
 	"github.com/plantstore/plantstore/tools/loadgen"
 )
@@ -29,12 +29,12 @@ type loadResult struct {
 }
 
 // measuredLoad is one round of load on srv with its CPU accounting.
-func measuredLoad(srv *proctest.Server, token string, conns int, d time.Duration, ids *atomic.Int64) loadResult {
+func measuredLoad(srv *childproc.Server, token string, conns int, d time.Duration, ids *atomic.Int64) loadResult {
 	s0, err1 := srv.CPUTime()
-	g0, err2 := proctest.CPUTime(0)
+	g0, err2 := childproc.CPUTime(0)
 	r := load(srv.URL, token, conns, d, ids)
 	s1, err3 := srv.CPUTime()
-	g1, err4 := proctest.CPUTime(0)
+	g1, err4 := childproc.CPUTime(0)
 	r.serverCPU, r.loadCPU, r.cpuErr = s1-s0, g1-g0, cmp.Or(err1, err2, err3, err4)
 	return r
 }
@@ -83,21 +83,21 @@ func load(url, token string, conns int, d time.Duration, ids *atomic.Int64) load
 }
 
 func (b *bench) localAPI() error {
-	localapi, err := proctest.Build(b.dir, "./cmd/localapi")
+	localapi, err := childproc.Build(b.dir, "./cmd/localapi")
 	if err != nil {
 		return err
 	}
-	bare, err := proctest.Build(b.dir, "./tools/cmd/bench/testdata/bare")
+	bare, err := childproc.Build(b.dir, "./tools/cmd/bench/testdata/bare")
 	if err != nil {
 		return err
 	}
 	// As make run starts it: info logs (here to /dev/null).
-	api, err := proctest.StartServer(localapi, []string{"PORT=0", "STORE_PATH=" + filepath.Join(b.dir, "plants.db")}, true, nil)
+	api, err := childproc.StartServer(localapi, []string{"PORT=0", "STORE_PATH=" + filepath.Join(b.dir, "plants.db")}, true, nil)
 	if err != nil {
 		return err
 	}
 	defer api.Stop()
-	floor, err := proctest.StartServer(bare, nil, false, nil)
+	floor, err := childproc.StartServer(bare, nil, false, nil)
 	if err != nil {
 		return err
 	}

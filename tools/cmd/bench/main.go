@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/childproc"
 
 	"github.com/plantstore/plantstore/tools/loadgen"
 	"github.com/plantstore/plantstore/tools/proc"
@@ -24,10 +24,10 @@ import (
 
 func main() {
 	proc.ExitOnSignal("bench")
-	defer proctest.StopAll() // children still running on an orderly exit (see package proctest)
+	defer childproc.StopAll() // children still running on an orderly exit (see package childproc)
 	if err := run(os.Args, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
-		proctest.StopAll()
+		childproc.StopAll()
 		os.Exit(1)
 	}
 }
@@ -85,7 +85,7 @@ func run(args []string, out io.Writer) error {
 		}
 		return renderInto(o.render, r)
 	}
-	dir, err := proctest.TempDir("plantstore-bench-")
+	dir, err := childproc.TempDir("plantstore-bench-")
 	if err != nil {
 		return err
 	}

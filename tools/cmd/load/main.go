@@ -28,7 +28,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/childproc"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -43,10 +43,10 @@ import (
 
 func main() {
 	proc.ExitOnSignal("load")
-	defer proctest.StopAll() // children still running on an orderly exit (see package proctest)
+	defer childproc.StopAll() // children still running on an orderly exit (see package childproc)
 	if err := run(context.Background(), os.Args, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
-		proctest.StopAll()
+		childproc.StopAll()
 		os.Exit(1)
 	}
 }
@@ -71,12 +71,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if o.mode != "embedded" && o.mode != "dynamodb" {
 		return fmt.Errorf("-mode %q: want embedded or dynamodb", o.mode)
 	}
-	dir, err := proctest.TempDir("plantstore-load-")
+	dir, err := childproc.TempDir("plantstore-load-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin, err := proctest.Build(dir, "./cmd/localapi")
+	bin, err := childproc.Build(dir, "./cmd/localapi")
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 
-	server, err := proctest.StartServer(bin, env, false, os.Stderr)
+	server, err := childproc.StartServer(bin, env, false, os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		d.crashing.Store(true)
 		server.Kill()
 		crashes++
-		if server, err = proctest.StartServer(bin, env, false, os.Stderr); err != nil {
+		if server, err = childproc.StartServer(bin, env, false, os.Stderr); err != nil {
 			return fmt.Errorf("restart after the crash: %w", err)
 		}
 		d.url.Store(&server.URL)

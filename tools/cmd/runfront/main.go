@@ -40,7 +40,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/childproc"
 
 	"github.com/plantstore/plantstore/internal/devserver"
 	"github.com/plantstore/plantstore/internal/logging"
@@ -92,7 +92,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 		env = append(env, "AUTH_HS256_SECRET="+secret)
 	}
 	env = append(env, "PORT=0", "HOST=127.0.0.1", "LOG_LEVEL=debug") // the step lines; the front shows what LOG_LEVEL asks for
-	dir, err := proctest.TempDir("plantstore-run-")
+	dir, err := childproc.TempDir("plantstore-run-")
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 	// name the request's URL): each is escaped (trace.Escape), as JSON
 	// leaves DEL and the C1 controls as they are. output escapes too.
 	logger := slog.New(slog.NewJSONHandler(trace.Escaper(stderr), &slog.HandlerOptions{Level: shown}))
-	generationOf := func(srv *proctest.Server) (localserve.Generation, error) {
+	generationOf := func(srv *childproc.Server) (localserve.Generation, error) {
 		target, err := url.Parse(srv.URL)
 		if err != nil {
 			_ = srv.Stop()
@@ -131,7 +131,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 		return localserve.Generation{Handler: p, Close: func() { _ = srv.Stop() }}, nil
 	}
 	start := func(bin string) (localserve.Generation, error) {
-		srv, err := proctest.StartServer(bin, env, secret != "", output)
+		srv, err := childproc.StartServer(bin, env, secret != "", output)
 		if err != nil {
 			return localserve.Generation{}, err
 		}
@@ -142,7 +142,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 	if err != nil {
 		return fmt.Errorf("build cmd/localapi:\n%s", out)
 	}
-	first, err := proctest.StartServer(bin, env, secret != "", output)
+	first, err := childproc.StartServer(bin, env, secret != "", output)
 	if err != nil {
 		return err
 	}

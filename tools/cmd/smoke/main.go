@@ -25,17 +25,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/internal/childproc"
 
 	"github.com/plantstore/plantstore/tools/proc"
 )
 
 func main() {
 	proc.ExitOnSignal("smoke")
-	defer proctest.StopAll()
+	defer childproc.StopAll()
 	if err := run(context.Background(), os.Args, os.Getenv, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "smoke:", err)
-		proctest.StopAll()
+		childproc.StopAll()
 		os.Exit(1)
 	}
 }
@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	}
 	token := getenv("TOKEN")
 	if *start != "" {
-		dir, err := proctest.TempDir("plantstore-smoke-")
+		dir, err := childproc.TempDir("plantstore-smoke-")
 		if err != nil {
 			return err
 		}
@@ -116,12 +116,12 @@ func padded(object string, n int) string {
 
 // startServer builds pkg into dir and starts it on a free port with its
 // store in dir.
-func startServer(pkg, dir string) (*proctest.Server, error) {
-	bin, err := proctest.Build(dir, pkg)
+func startServer(pkg, dir string) (*childproc.Server, error) {
+	bin, err := childproc.Build(dir, pkg)
 	if err != nil {
 		return nil, err
 	}
-	return proctest.StartServer(bin, []string{"PORT=0", "STORE_PATH=" + filepath.Join(dir, "plants.db")}, true, os.Stderr)
+	return childproc.StartServer(bin, []string{"PORT=0", "STORE_PATH=" + filepath.Join(dir, "plants.db")}, true, os.Stderr)
 }
 
 // send makes one request and says what came back, with an error when it is

@@ -16,6 +16,7 @@ import (
 	"github.com/go-delve/delve/service/api"
 	"github.com/go-delve/delve/service/rpc2"
 
+	"github.com/plantstore/plantstore/internal/childproc"
 	"github.com/plantstore/plantstore/internal/proctest"
 
 	"github.com/plantstore/plantstore/internal/dynamotest"
@@ -97,7 +98,7 @@ const handler = "github.com/plantstore/plantstore/internal/httpapi.handleCreateP
 // breakpoint in the handler, sees that it is not answered while stopped,
 // continues it (and any later stop) and expects the plant. It returns the
 // client, still continuing, and the debugged process id.
-func debugOnce(t *testing.T, when, addr string, banner proctest.Banner, name string, id int, printed func() string) (*rpc2.RPCClient, int) {
+func debugOnce(t *testing.T, when, addr string, banner childproc.Banner, name string, id int, printed func() string) (*rpc2.RPCClient, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)

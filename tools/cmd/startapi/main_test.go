@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/plantstore/plantstore/internal/childproc"
 	"github.com/plantstore/plantstore/internal/proctest"
 	"github.com/plantstore/plantstore/internal/srctree"
 
@@ -23,7 +24,7 @@ var root = srctree.Path()
 
 // startAPI runs the tool as make start-api does, on a free port, with
 // events/env.json and its own dynalite data directory, and waits for its banner.
-func startAPI(t *testing.T) proctest.Banner {
+func startAPI(t *testing.T) childproc.Banner {
 	t.Helper()
 	var dir string
 	for _, fn := range []string{"CreatePlantFunction", "AuthorizerFunction"} {
@@ -34,14 +35,14 @@ func startAPI(t *testing.T) proctest.Banner {
 
 // startAPIWith runs start-api on the bootstraps in dir (<Function>/bootstrap)
 // with more flags, and returns its banner once it listens.
-func startAPIWith(t *testing.T, dir string, flags ...string) proctest.Banner {
+func startAPIWith(t *testing.T, dir string, flags ...string) childproc.Banner {
 	t.Helper()
 	banner, _ := startAPIOut(t, dir, flags...)
 	return banner
 }
 
 // startAPIOut is startAPIWith that also returns what start-api prints.
-func startAPIOut(t *testing.T, dir string, flags ...string) (proctest.Banner, *proctest.Output) {
+func startAPIOut(t *testing.T, dir string, flags ...string) (childproc.Banner, *proctest.Output) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
 		dynamotest.Dynalite(t) // skips, or fails under CI, with the reason
@@ -57,7 +58,7 @@ func startAPIOut(t *testing.T, dir string, flags ...string) (proctest.Banner, *p
 
 // launch runs serve (start-api's Run, or its Serve) until the test ends
 // (watchtest.Launch) and returns its banner and what it prints.
-func launch(t *testing.T, serve func(ctx context.Context, stdout, stderr io.Writer) error) (proctest.Banner, *proctest.Output) {
+func launch(t *testing.T, serve func(ctx context.Context, stdout, stderr io.Writer) error) (childproc.Banner, *proctest.Output) {
 	t.Helper()
 	l := watchtest.Launch(t, true, serve)
 	return l.Banner, l.Stdout

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/childproc"
 	"github.com/plantstore/plantstore/internal/proctest"
 	"github.com/plantstore/plantstore/internal/srctree"
 
@@ -43,9 +44,9 @@ func TestStartLambdaServesTheSDK(t *testing.T) {
 	go func() {
 		done <- command.Run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
 	}()
-	var banner proctest.Banner
+	var banner childproc.Banner
 	for deadline := time.Now().Add(60 * time.Second); !banner.Complete(false); time.Sleep(20 * time.Millisecond) {
-		banner = proctest.Banner{}
+		banner = childproc.Banner{}
 		for _, line := range strings.Split(stdout.String(), "\n") {
 			banner.Line(line)
 		}

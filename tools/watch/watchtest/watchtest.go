@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/childproc"
 	"github.com/plantstore/plantstore/internal/proctest"
 	"github.com/plantstore/plantstore/internal/srctree"
 )
@@ -118,7 +119,7 @@ func During(workers int, send func() error) (stop func() (answered int64, failur
 
 // Launched is a tool that a test runs until it ends.
 type Launched struct {
-	Banner         proctest.Banner
+	Banner         childproc.Banner
 	Stdout, Stderr *proctest.Output
 	Stop           func() // stops it now; the test's end stops it too
 }
@@ -153,7 +154,7 @@ func Launch(t *testing.T, wantToken bool, serve func(ctx context.Context, stdout
 	t.Cleanup(l.Stop)
 	deadline := time.After(3 * time.Minute)
 	for {
-		var banner proctest.Banner
+		var banner childproc.Banner
 		for _, line := range strings.Split(l.Stdout.String(), "\n") {
 			banner.Line(line)
 		}

@@ -1,4 +1,4 @@
-package proctest
+package childproc
 
 // This file builds and starts a server (cmd/localapi, as `make run` does, or
 // the start-api tool) as a separate process and reads the address and token

@@ -1,14 +1,16 @@
-// Package proctest starts the helper processes of the tests and of the local
-// tools (bootstraps, the local API, moto and dynalite) so that they never
-// outlive the test or tool that started them, on every system Go builds
-// for, and keeps their temporary folders from outliving them.
+// Package childproc starts the child processes of the local tools and of the
+// tests (bootstraps, the local API, moto and dynalite) so that they never
+// outlive the tool or test that started them, on every system Go builds
+// for, and keeps their temporary folders from outliving them. It also
+// builds and starts a server and reads the banner it prints (server.go),
+// and reads a process's CPU time (cputime.go).
 //
 // On Linux the kernel stops a child when its parent dies (Pdeathsig). Other
 // systems have no such call, so every child started here is also recorded,
 // and StopAll, which each tool and TestMain defers, stops the ones still
 // running and removes the folders made by TempDir (tools/proc does the same
 // when a tool is interrupted).
-package proctest
+package childproc
 
 import (
 	"os"

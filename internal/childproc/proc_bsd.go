@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package proctest
+package childproc
 
 import (
 	"os/exec"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package proctest
+package childproc
 
 import (
 	"os/exec"
