@@ -29,6 +29,7 @@ import (
 	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/dynamo"
 	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/plant"
 )
@@ -195,7 +196,7 @@ func (s *acceptingStore) puts() []map[string]map[string]string {
 	return append([]map[string]map[string]string(nil), s.items...)
 }
 
-// startLambda is the Lambda Invoke API (lambdatest.InvokeAPI, as make
+// startLambda is the Lambda Invoke API (lambdaemu.InvokeAPI, as make
 // start-lambda serves it) before the real bootstraps of the two functions
 // the hook proves, with the environments of events/env.json; createplant's
 // is changed by createPlantEnv: its store is an accepting one unless
@@ -209,20 +210,20 @@ func startLambda(t *testing.T, createPlantEnv map[string]string, authorizerBin s
 	}
 	maps.Copy(env["CreatePlantFunction"], createPlantEnv)
 	session := []string{"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "HOME=" + t.TempDir()}
-	spec := func(bin, function string, timeout time.Duration) lambdatest.Spec {
+	spec := func(bin, function string, timeout time.Duration) lambdaemu.Spec {
 		vars := slices.Clone(session)
 		for k, v := range env[function] {
 			vars = append(vars, k+"="+v)
 		}
-		return lambdatest.Spec{Bootstrap: bin, Env: vars, Timeout: timeout}
+		return lambdaemu.Spec{Bootstrap: bin, Env: vars, Timeout: timeout}
 	}
 	var out proctest.Output
-	functions := lambdatest.NewFunctions(map[string]lambdatest.Spec{
+	functions := lambdaemu.NewFunctions(map[string]lambdaemu.Spec{
 		"CreatePlantFunction": spec(lambdatest.Bootstrap(t, "CreatePlantFunction"), "CreatePlantFunction", 6*time.Second),
 		"AuthorizerFunction":  spec(authorizerBin, "AuthorizerFunction", 5*time.Second),
 	}, &out)
 	t.Cleanup(functions.Close)
-	srv := httptest.NewServer(lambdatest.NewInvokeAPI(functions, []string{"CreatePlantFunction", "AuthorizerFunction"}, slog.New(slog.DiscardHandler)))
+	srv := httptest.NewServer(lambdaemu.NewInvokeAPI(functions, []string{"CreatePlantFunction", "AuthorizerFunction"}, slog.New(slog.DiscardHandler)))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

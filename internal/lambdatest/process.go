@@ -5,15 +5,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/internal/proctest"
 )
 
 // Process is one function's bootstrap on a Runtime API of its own, as one
 // Lambda execution environment runs it, for one test.
 type Process struct {
-	Runtime *Server
+	Runtime *lambdaemu.Server
 	Output  proctest.Output // what the process wrote, stdout and stderr
-	fn      *Function
+	fn      *lambdaemu.Function
 }
 
 // hangBound is how long past its deadline an invocation may go unanswered
@@ -24,7 +25,7 @@ const hangBound = time.Minute
 // Runtime API; the test's end stops both.
 func Launch(t testing.TB, bin string, env []string) *Process {
 	t.Helper()
-	rt, err := Start()
+	rt, err := lambdaemu.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func Launch(t testing.TB, bin string, env []string) *Process {
 // Invoke hands payload to the function with timeout as its deadline and
 // returns its answer, a failure (Result.Error) included; t fails when no
 // answer comes at all.
-func (p *Process) Invoke(t testing.TB, payload []byte, timeout time.Duration) Result {
+func (p *Process) Invoke(t testing.TB, payload []byte, timeout time.Duration) lambdaemu.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+hangBound)
 	defer cancel()

@@ -15,6 +15,7 @@ import (
 	"github.com/go-delve/delve/service/api"
 
 	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/tools/delve"
 )
@@ -32,8 +33,8 @@ func TestABreakpointStopsTheHandler(t *testing.T) {
 	}
 	addr := delve.FreeAddr(t)
 	var out proctest.Output
-	fns := lambdatest.NewFunctions(map[string]lambdatest.Spec{
-		"AuthorizerFunction": {Bootstrap: bin, Env: env, Timeout: time.Second, Debug: &lambdatest.Debug{Dlv: delve.Dlv(t, srctree.Path()), Addr: addr}},
+	fns := lambdaemu.NewFunctions(map[string]lambdaemu.Spec{
+		"AuthorizerFunction": {Bootstrap: bin, Env: env, Timeout: time.Second, Debug: &lambdaemu.Debug{Dlv: delve.Dlv(t, srctree.Path()), Addr: addr}},
 	}, &out)
 	defer fns.Close()
 
@@ -97,11 +98,11 @@ func TestDelveOnATakenAddressFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer taken.Close()
-	d := lambdatest.Debug{Dlv: dlv, Addr: taken.Addr().String()}
+	d := lambdaemu.Debug{Dlv: dlv, Addr: taken.Addr().String()}
 	if err := d.CheckFree(); err == nil || !strings.Contains(err.Error(), "is taken") {
 		t.Errorf("CheckFree on a taken address: %v", err)
 	}
-	srv, err := lambdatest.Start()
+	srv, err := lambdaemu.Start()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func TestPreparingPullsInNoWatcher(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list -deps: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "github.com/plantstore/plantstore/internal/lambdatest\n") {
+	if !strings.Contains(string(out), "github.com/plantstore/plantstore/internal/lambdaemu\n") {
 		t.Fatalf("go list -deps does not list what localfn imports:\n%s", out)
 	}
 	for _, pkg := range strings.Fields(string(out)) {

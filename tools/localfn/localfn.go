@@ -18,7 +18,7 @@ import (
 	"runtime"
 
 	"github.com/plantstore/plantstore/internal/dynamotest"
-	"github.com/plantstore/plantstore/internal/lambdatest"
+	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
@@ -35,14 +35,14 @@ type Config struct {
 	// with DebugServer's dlv and address; its bootstrap must be a debug build
 	// (Build makes one for it).
 	Debug       string
-	DebugServer lambdatest.Debug
+	DebugServer lambdaemu.Debug
 }
 
 // Set is the prepared functions.
 type Set struct {
 	Template *samtemplate.Template
 	Env      map[string]map[string]string // each function's resolved environment
-	Specs    map[string]lambdatest.Spec   // how to run each one
+	Specs    map[string]lambdaemu.Spec    // how to run each one
 	local    *dynamotest.Local
 	deploy   *codeDeploy
 }
@@ -77,7 +77,7 @@ func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functio
 		return nil, err
 	}
 	session := samtemplate.SessionFromEnv(func(k string) string { v, _ := cfg.LookupEnv(k); return v })
-	s := &Set{Template: tpl, Env: map[string]map[string]string{}, Specs: map[string]lambdatest.Spec{}, local: local, deploy: deploy}
+	s := &Set{Template: tpl, Env: map[string]map[string]string{}, Specs: map[string]lambdaemu.Spec{}, local: local, deploy: deploy}
 	for _, fn := range functions {
 		env, err := tpl.ResolveEnv(fn, cfg.LookupEnv, file, session)
 		if err == nil {
@@ -91,7 +91,7 @@ func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functio
 			return nil, err
 		}
 		s.Env[fn] = env
-		spec := lambdatest.Spec{Bootstrap: cfg.Bootstrap(fn), Env: samtemplate.Environ(env), Timeout: tpl.FunctionTimeout(fn)}
+		spec := lambdaemu.Spec{Bootstrap: cfg.Bootstrap(fn), Env: samtemplate.Environ(env), Timeout: tpl.FunctionTimeout(fn)}
 		if fn == cfg.Debug {
 			d := cfg.DebugServer
 			spec.Debug = &d

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/plantstore/plantstore/internal/devserver"
-	"github.com/plantstore/plantstore/internal/lambdatest"
+	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/localfn"
 )
 
@@ -72,7 +72,7 @@ func (f *Flags) Config(lookupEnv func(string) (string, bool), log io.Writer) loc
 	return localfn.Config{
 		Template: f.Template, EnvFile: f.EnvFile, DataDir: f.DataDir, LookupEnv: lookupEnv, Log: log,
 		Bootstrap: func(fn string) string { return filepath.Join(f.Bootstraps, fn, "bootstrap") },
-		Debug:     f.Debug, DebugServer: lambdatest.Debug{Dlv: f.Dlv, Addr: f.DebugAddr},
+		Debug:     f.Debug, DebugServer: lambdaemu.Debug{Dlv: f.Dlv, Addr: f.DebugAddr},
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 	"strconv"
 
 	"github.com/plantstore/plantstore/internal/devserver"
-	"github.com/plantstore/plantstore/internal/lambdatest"
+	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/localfn"
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/samtemplate"
@@ -36,7 +36,7 @@ type Tool struct {
 	Functions func(*samtemplate.Template) ([]string, error)
 	// Front is the handler in front of one generation's functions; the
 	// first and each reload get their own.
-	Front func(set *localfn.Set, fns *lambdatest.Functions, logger *slog.Logger) (http.Handler, error)
+	Front func(set *localfn.Set, fns *lambdaemu.Functions, logger *slog.Logger) (http.Handler, error)
 	// Refuse answers a request devserver.LoopbackOnly refuses, in the
 	// tool's own shape.
 	Refuse func(w http.ResponseWriter, reason string)
@@ -117,7 +117,7 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 				return Generation{}, err
 			}
 		}
-		fns := lambdatest.NewFunctions(set.Specs, output)
+		fns := lambdaemu.NewFunctions(set.Specs, output)
 		fns.Observer = trace.Invocations{}
 		closeAll := func() { fns.Close(); stopTrace() }
 		h, err := tool.Front(set, fns, logger)
@@ -162,7 +162,7 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	if cfg.Debug != "" {
 		// Before the banner says where Delve will listen: another
 		// process there would take a debugger's connection.
-		if err := (lambdatest.Debug{Addr: cfg.DebugAddr}).CheckFree(); err != nil {
+		if err := (lambdaemu.Debug{Addr: cfg.DebugAddr}).CheckFree(); err != nil {
 			return err
 		}
 	}

@@ -220,7 +220,7 @@ func TestRaceFreePackages(t *testing.T) {
 	if m == nil {
 		t.Fatal("the Makefile has no RACE_FREE := line")
 	}
-	banned := []string{"net", "net/http/httptest", "github.com/plantstore/plantstore/internal/lambdatest",
+	banned := []string{"net", "net/http/httptest", "github.com/plantstore/plantstore/internal/lambdaemu", "github.com/plantstore/plantstore/internal/lambdatest",
 		"github.com/plantstore/plantstore/internal/dynamotest", "github.com/plantstore/plantstore/internal/devserver",
 		"github.com/plantstore/plantstore/internal/childproc", "github.com/plantstore/plantstore/tools/localfn",
 		"github.com/plantstore/plantstore/tools/localserve", "github.com/plantstore/plantstore/tools/gateway"}

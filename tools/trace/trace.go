@@ -329,7 +329,7 @@ func (l *limitedBuffer) Write(p []byte) {
 
 func (l *limitedBuffer) Bytes() []byte { return l.b }
 
-// Invocations is the lambdatest.Observer that records a function's
+// Invocations is the lambdaemu.Observer that records a function's
 // invocations in the trace of the request ctx carries.
 type Invocations struct{}
 

@@ -16,7 +16,7 @@ import (
 	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/dynamotest"
-	"github.com/plantstore/plantstore/internal/lambdatest"
+	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/gateway"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 	"github.com/plantstore/plantstore/tools/trace"
@@ -48,7 +48,7 @@ func (b *bench) chain() error {
 		return err
 	}
 	api.RateLimit = 0 // the stage throttle would cut a benchmark short
-	functions := lambdatest.NewFunctions(map[string]lambdatest.Spec{
+	functions := lambdaemu.NewFunctions(map[string]lambdaemu.Spec{
 		"CreatePlantFunction": {Bootstrap: bins[createplant], Env: append(srv.Env(), "TABLE_NAME=plants"), Timeout: 6 * time.Second},
 		"AuthorizerFunction": {Bootstrap: bins[authorizer], Timeout: 5 * time.Second, Env: []string{
 			"AUTH_ISSUER=" + apitest.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "AUTH_HS256_SECRET=" + apitest.Secret, "AUTH_REQUIRED_SCOPE=" + apitest.Scope}},

@@ -15,13 +15,13 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/apitest"
-	"github.com/plantstore/plantstore/internal/lambdatest"
+	"github.com/plantstore/plantstore/internal/lambdaemu"
 )
 
 // coldStart starts bin once and returns the time from process start to its
 // first poll of the Runtime API.
 func coldStart(bin string, env []string, output io.Writer) (time.Duration, error) {
-	rt, err := lambdatest.Start()
+	rt, err := lambdaemu.Start()
 	if err != nil {
 		return 0, err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/plantstore/plantstore/internal/dynamotest"
-	"github.com/plantstore/plantstore/internal/lambdatest"
+	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/loadgen"
 )
 
@@ -23,12 +23,12 @@ func eventFor(base events.APIGatewayProxyRequest, id int) []byte {
 }
 
 type lambdaProc struct {
-	rt *lambdatest.Server
-	fn *lambdatest.Function
+	rt *lambdaemu.Server
+	fn *lambdaemu.Function
 }
 
 func startLambda(bin string, env []string) (*lambdaProc, time.Time, error) {
-	rt, err := lambdatest.Start()
+	rt, err := lambdaemu.Start()
 	if err != nil {
 		return nil, time.Time{}, err
 	}

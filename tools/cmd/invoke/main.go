@@ -24,7 +24,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/lambdatest"
+	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/localfn"
 	"github.com/plantstore/plantstore/tools/proc"
 	"github.com/plantstore/plantstore/tools/trace"
@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	defer fns.Close()
 	spec := fns.Specs[*function]
 
-	rt, err := lambdatest.Start()
+	rt, err := lambdaemu.Start()
 	if err != nil {
 		return err
 	}
@@ -75,11 +75,11 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	// The function's lines go to stderr escaped: it may log what the
 	// event carries.
 	output := trace.Escaper(stderr)
-	var fn *lambdatest.Function
+	var fn *lambdaemu.Function
 	if *debugAddr != "" {
-		// No timeout while debugging, as SAM CLI (lambdatest.Spec).
+		// No timeout while debugging, as SAM CLI (lambdaemu.Spec).
 		*timeout = 24 * time.Hour
-		fn, err = rt.RunDebug(lambdatest.Debug{Dlv: *dlv, Addr: *debugAddr}, spec.Bootstrap, spec.Env, output)
+		fn, err = rt.RunDebug(lambdaemu.Debug{Dlv: *dlv, Addr: *debugAddr}, spec.Bootstrap, spec.Env, output)
 		if err == nil { // Delve has said it listens
 			fmt.Fprintf(stderr, "Debugging %s: Delve listens on %s and holds the invocation until a debugger continues it (dlv connect %s)\n", *function, *debugAddr, *debugAddr)
 		}
@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	defer fn.Stop()
 
 	type answer struct {
-		res lambdatest.Result
+		res lambdaemu.Result
 		err error
 	}
 	done := make(chan answer, 1)

@@ -34,7 +34,7 @@ import (
 
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/devserver"
-	"github.com/plantstore/plantstore/internal/lambdatest"
+	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/gateway"
 	"github.com/plantstore/plantstore/tools/localfn"
 	"github.com/plantstore/plantstore/tools/localserve"
@@ -72,7 +72,7 @@ func gatewayTool(cfg localserve.Config, apiID string, lookupEnv func(string) (st
 		Trace:     rec,
 		Name:      "Plant Store start-api",
 		Functions: func(tpl *samtemplate.Template) ([]string, error) { return servedFunctions(tpl, apiID) },
-		Front: func(set *localfn.Set, fns *lambdatest.Functions, logger *slog.Logger) (http.Handler, error) {
+		Front: func(set *localfn.Set, fns *lambdaemu.Functions, logger *slog.Logger) (http.Handler, error) {
 			api, err := set.Template.RestAPI(apiID)
 			if err != nil {
 				return nil, err
@@ -83,7 +83,7 @@ func gatewayTool(cfg localserve.Config, apiID string, lookupEnv func(string) (st
 			}
 			if cfg.Debug != "" {
 				// A function stopped at a breakpoint is not a timed-out
-				// integration: no timeout while debugging (lambdatest.Spec).
+				// integration: no timeout while debugging (lambdaemu.Spec).
 				gw.IntegrationTimeout = 24 * time.Hour
 			}
 			current.Store(gw)

@@ -1,5 +1,5 @@
 // Command startlambda is `make start-lambda`: the Lambda Invoke API without
-// Docker, as `sam local start-lambda` serves it (internal/lambdatest's InvokeAPI), in front of
+// Docker, as `sam local start-lambda` serves it (internal/lambdaemu's InvokeAPI), in front of
 // the real bootstraps of every function of template.yaml on local Lambda
 // Runtime APIs, each with the environment SAM CLI would give it from the
 // -env file (tools/localfn). Functions are named by their logical ids.
@@ -18,7 +18,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/plantstore/plantstore/internal/lambdatest"
+	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/localfn"
 	"github.com/plantstore/plantstore/tools/localserve"
 	"github.com/plantstore/plantstore/tools/samtemplate"
@@ -34,10 +34,10 @@ var command = localserve.Command{
 		return localserve.Tool{
 			Name:      "Plant Store start-lambda",
 			Functions: func(tpl *samtemplate.Template) ([]string, error) { return tpl.Functions(), nil },
-			Front: func(set *localfn.Set, fns *lambdatest.Functions, logger *slog.Logger) (http.Handler, error) {
-				return lambdatest.NewInvokeAPI(fns, set.Template.Functions(), logger), nil
+			Front: func(set *localfn.Set, fns *lambdaemu.Functions, logger *slog.Logger) (http.Handler, error) {
+				return lambdaemu.NewInvokeAPI(fns, set.Template.Functions(), logger), nil
 			},
-			Refuse: lambdatest.Refuse,
+			Refuse: lambdaemu.Refuse,
 			Describe: func(set *localfn.Set) string {
 				return fmt.Sprintf("functions of %s: %s", cfg.Template, strings.Join(set.Template.Functions(), ", "))
 			},

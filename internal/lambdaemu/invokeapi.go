@@ -7,7 +7,7 @@
 // lambda_error_responses.py (aws-sam-cli fe8f8db, 2026-07-22), and its
 // function-name rule samcli/lib/utils/name_utils.py; it never ships.
 
-package lambdatest
+package lambdaemu
 
 import (
 	"context"

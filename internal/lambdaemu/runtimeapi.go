@@ -12,7 +12,7 @@
 // the prefix reaches every call. Other users cannot read a process's
 // environment; a process of the same user can (it could also read its memory).
 
-package lambdatest
+package lambdaemu
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package lambdatest
+package lambdaemu
 
 import (
 	"context"
