@@ -26,8 +26,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/plantstore/plantstore/functions/internal/emf/emftest"
-	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/auth"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 	"gopkg.in/yaml.v3"
 )
@@ -75,7 +75,7 @@ func TestFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range apitest.Authorizer() {
+	for _, f := range fixtures.Authorizer() {
 		ev, _ := readEvent(t, f.Name)
 		resp, err := a.handle(context.Background(), ev)
 		var got []byte
@@ -105,7 +105,7 @@ func TestPolicy(t *testing.T) {
 		st[0].Resource[0] != "arn:aws:execute-api:us-east-1:123456789012:a1b2c3d4e5/v1/*/*" {
 		t.Errorf("policy = %+v, want Allow on the calling API and stage only", resp.PolicyDocument)
 	}
-	if resp.PrincipalID != apitest.Subject || resp.Context["sub"] != apitest.Subject || len(resp.Context) != 1 {
+	if resp.PrincipalID != fixtures.Subject || resp.Context["sub"] != fixtures.Subject || len(resp.Context) != 1 {
 		t.Errorf("principal %q, context %v", resp.PrincipalID, resp.Context)
 	}
 }
@@ -177,7 +177,7 @@ func TestKeyLookupEndsBeforeTheInvocation(t *testing.T) {
 	var logs strings.Builder
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
 	v, err := auth.NewVerifier(t.Context(), auth.Config{
-		Issuer: apitest.Issuer, Audience: apitest.Audience, JWKSURL: "http://127.0.0.1:9/jwks.json",
+		Issuer: fixtures.Issuer, Audience: fixtures.Audience, JWKSURL: "http://127.0.0.1:9/jwks.json",
 		HTTPClient: &http.Client{Transport: rec}, Logger: logger,
 	})
 	if err != nil {
@@ -188,7 +188,7 @@ func TestKeyLookupEndsBeforeTheInvocation(t *testing.T) {
 	invocation := time.Now().Add(time.Hour) // far: only the deadline's arithmetic is under test
 	ctx, cancel := context.WithDeadline(context.Background(), invocation)
 	defer cancel()
-	_, err = a.handle(ctx, events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + token, MethodArn: apitest.LocalMethodARN})
+	_, err = a.handle(ctx, events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + token, MethodArn: fixtures.LocalMethodARN})
 	if err == nil || err.Error() != "Unauthorized" {
 		t.Fatalf("error %v, want Unauthorized", err)
 	}
@@ -253,11 +253,11 @@ func TestNewAuthorizerRefusesToAllowEverything(t *testing.T) {
 	t.Parallel()
 	for name, env := range map[string]map[string]string{
 		"nothing":      {},
-		"no issuer":    {"AUTH_AUDIENCE": "a", "AUTH_HS256_SECRET": apitest.Secret},
-		"no audience":  {"AUTH_ISSUER": "i", "AUTH_HS256_SECRET": apitest.Secret},
+		"no issuer":    {"AUTH_AUDIENCE": "a", "AUTH_HS256_SECRET": fixtures.Secret},
+		"no audience":  {"AUTH_ISSUER": "i", "AUTH_HS256_SECRET": fixtures.Secret},
 		"no key":       {"AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a"},
 		"short secret": {"AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a", "AUTH_HS256_SECRET": "short"},
-		"two key sources": {"AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a", "AUTH_HS256_SECRET": apitest.Secret,
+		"two key sources": {"AUTH_ISSUER": "i", "AUTH_AUDIENCE": "a", "AUTH_HS256_SECRET": fixtures.Secret,
 			"AUTH_JWKS_URL": "https://issuer.example/.well-known/jwks.json"},
 	} {
 		if _, err := newAuthorizer(context.Background(), func(k string) string { return env[k] }, slog.New(slog.DiscardHandler)); err == nil {
@@ -276,7 +276,7 @@ func TestBootstrap(t *testing.T) {
 		env = append(env, k+"="+v)
 	}
 	fn := lambdatest.Launch(t, bin, env)
-	for _, f := range apitest.Authorizer() {
+	for _, f := range fixtures.Authorizer() {
 		_, raw := readEvent(t, f.Name)
 		res := fn.Invoke(t, raw, 5*time.Second)
 		got := res.Payload
@@ -289,15 +289,15 @@ func TestBootstrap(t *testing.T) {
 		}
 		checkGolden(t, f.Name, got)
 	}
-	if strings.Contains(fn.Output.String(), apitest.ValidToken()[40:]) {
+	if strings.Contains(fn.Output.String(), fixtures.ValidToken()[40:]) {
 		t.Errorf("the authorizer logged a token:\n%s", fn.Output.String())
 	}
 
 	t.Run("init error", func(t *testing.T) {
-		lambdatest.InitFails(t, bin, []string{"AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + apitest.Secret}, "issuer")
+		lambdatest.InitFails(t, bin, []string{"AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + fixtures.Secret}, "issuer")
 	})
 	t.Run("init error: two key sources", func(t *testing.T) {
-		lambdatest.InitFails(t, bin, []string{"AUTH_ISSUER=i", "AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + apitest.Secret,
+		lambdatest.InitFails(t, bin, []string{"AUTH_ISSUER=i", "AUTH_AUDIENCE=a", "AUTH_HS256_SECRET=" + fixtures.Secret,
 			"AUTH_JWKS_URL=https://issuer.example/.well-known/jwks.json"}, "AUTH_HS256_SECRET and AUTH_JWKS_URL are both set")
 	})
 }
@@ -377,7 +377,7 @@ func TestMetricsThroughTheBootstrap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + tok, MethodArn: apitest.LocalMethodARN})
+		ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + tok, MethodArn: fixtures.LocalMethodARN})
 		evs = append(evs, ev)
 	}
 	lines := authorizeLines(t, env, evs...)
@@ -404,9 +404,9 @@ func TestMetricsThroughTheBootstrap(t *testing.T) {
 	}
 	jwks := "http://" + ln.Addr().String() + "/jwks.json"
 	ln.Close() // nothing listens: the keys cannot be fetched
-	down := []string{"AUTH_ISSUER=" + apitest.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "AUTH_JWKS_URL=" + jwks, "METRICS_NAMESPACE=PlantStore/test"}
+	down := []string{"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AUTH_JWKS_URL=" + jwks, "METRICS_NAMESPACE=PlantStore/test"}
 	rs256 := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"RS256","kid":"k1","typ":"JWT"}`)) + ".e30.c2ln"
-	ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + rs256, MethodArn: apitest.LocalMethodARN})
+	ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + rs256, MethodArn: fixtures.LocalMethodARN})
 	lines = authorizeLines(t, down, ev)
 	if got := decisions(t, lines); len(got) != 1 || got[0] != "refused/keys_unavailable refused=1 keys=1 signed=0/0 ERROR" {
 		t.Errorf("with the JWKS down: %v\n%s", got, strings.Join(lines, "\n"))
@@ -466,7 +466,7 @@ func TestStrangersCannotPageTokensRefused(t *testing.T) {
 	}
 	env = append(env, "METRICS_NAMESPACE=PlantStore/test")
 	event := func(token string) []byte {
-		ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + token, MethodArn: apitest.LocalMethodARN})
+		ev, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + token, MethodArn: fixtures.LocalMethodARN})
 		return ev
 	}
 	sign := func(secret, issuer string) string {

@@ -10,13 +10,14 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/internal/fixtures"
 )
 
 // FuzzProxyEvent feeds arbitrary REST proxy events (as the runtime would
 // decode them) through the function: never a panic, never a function error,
 // never a 5xx, and always an answer in the contract's shapes.
 func FuzzProxyEvent(f *testing.F) {
-	for _, fx := range apitest.CreatePlant() {
+	for _, fx := range fixtures.CreatePlant() {
 		raw, _ := json.Marshal(fx.Event)
 		f.Add(raw)
 	}

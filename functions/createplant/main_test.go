@@ -20,6 +20,7 @@ import (
 	"github.com/plantstore/plantstore/internal/boltstore"
 	"github.com/plantstore/plantstore/internal/dynamo"
 	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/plant"
 )
@@ -35,7 +36,7 @@ func seededTable(t *testing.T, srv *dynamotest.Server) (*dynamo.Store, string) {
 	t.Helper()
 	table := dynamotest.NewTable(t, srv)
 	store := dynamo.New(srv.Client(), table, time.Now)
-	if err := apitest.Seed(context.Background(), store); err != nil {
+	if err := fixtures.Seed(context.Background(), store); err != nil {
 		t.Fatal(err)
 	}
 	return store, table
@@ -63,7 +64,7 @@ func TestFixtures(t *testing.T) {
 			t.Parallel()
 			store, _ := seededTable(t, s)
 			fn := newFunctionWithStore(store, slog.New(slog.DiscardHandler))
-			for _, f := range apitest.CreatePlant() {
+			for _, f := range fixtures.CreatePlant() {
 				ev, _ := lambdatest.Event[events.APIGatewayProxyRequest](t, f.Name)
 				resp, err := fn.handle(context.Background(), ev)
 				if err != nil {
@@ -72,7 +73,7 @@ func TestFixtures(t *testing.T) {
 				b, _ := json.Marshal(resp)
 				checkGolden(t, f.Name, b)
 			}
-			for id, want := range map[int64]string{1: "Fern", 2: "Ficus lyrata", 3: "Aloe", apitest.SeedID: apitest.SeedName} {
+			for id, want := range map[int64]string{1: "Fern", 2: "Ficus lyrata", 3: "Aloe", fixtures.SeedID: fixtures.SeedName} {
 				if p, err := store.Get(context.Background(), id); err != nil || p.Name != want {
 					t.Errorf("stored plant %d = %+v, %v; want %s", id, p, err, want)
 				}
@@ -170,7 +171,7 @@ func TestBootstrap(t *testing.T) {
 			t.Parallel()
 			store, table := seededTable(t, s)
 			fn := lambdatest.Launch(t, bin, append(s.Env(), "TABLE_NAME="+table))
-			for _, f := range apitest.CreatePlant() {
+			for _, f := range fixtures.CreatePlant() {
 				_, raw := lambdatest.Event[events.APIGatewayProxyRequest](t, f.Name)
 				res := fn.Invoke(t, raw, 10*time.Second)
 				if res.Error != nil {

@@ -26,9 +26,9 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/dynamo"
 	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/plant"
@@ -101,7 +101,7 @@ const (
 )
 
 func newUserPool(t *testing.T) *userPool {
-	p := &userPool{clientID: apitest.Audience, secret: testSecret, accepts: testSecret}
+	p := &userPool{clientID: fixtures.Audience, secret: testSecret, accepts: testSecret}
 	p.api = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var in struct{ UserPoolId, ClientId string }
 		body, _ := io.ReadAll(r.Body)
@@ -118,7 +118,7 @@ func newUserPool(t *testing.T) *userPool {
 		}
 		json.NewEncoder(w).Encode(map[string]any{"UserPoolClient": map[string]any{
 			"UserPoolId": in.UserPoolId, "ClientId": in.ClientId, "ClientSecret": p.secret,
-			"AllowedOAuthFlows": []string{"client_credentials"}, "AllowedOAuthScopes": []string{apitest.Scope},
+			"AllowedOAuthFlows": []string{"client_credentials"}, "AllowedOAuthScopes": []string{fixtures.Scope},
 		}})
 	}))
 	t.Cleanup(p.api.Close)
@@ -130,16 +130,16 @@ func newUserPool(t *testing.T) *userPool {
 			io.WriteString(w, `{"error":"invalid_client"}`)
 			return
 		}
-		if r.ParseForm() != nil || r.PostForm.Get("grant_type") != "client_credentials" || r.PostForm.Get("scope") != apitest.Scope {
+		if r.ParseForm() != nil || r.PostForm.Get("grant_type") != "client_credentials" || r.PostForm.Get("scope") != fixtures.Scope {
 			w.WriteHeader(http.StatusBadRequest)
 			io.WriteString(w, `{"error":"invalid_request"}`)
 			return
 		}
 		now := time.Now()
 		tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
-			"sub": id, "client_id": id, "token_use": "access", "scope": apitest.Scope, "iss": apitest.Issuer,
+			"sub": id, "client_id": id, "token_use": "access", "scope": fixtures.Scope, "iss": fixtures.Issuer,
 			"auth_time": now.Unix(), "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(), "jti": rand.Text(), "version": 2,
-		}).SignedString([]byte(apitest.Secret))
+		}).SignedString([]byte(fixtures.Secret))
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
@@ -204,7 +204,7 @@ func (s *acceptingStore) puts() []map[string]map[string]string {
 // hook is tools/cmd/startlambda's TestPreTrafficHookReportsLocally.
 func startLambda(t *testing.T, createPlantEnv map[string]string, authorizerBin string) string {
 	t.Helper()
-	env := apitest.Env()
+	env := fixtures.Env()
 	if _, ok := createPlantEnv["AWS_ENDPOINT_URL_DYNAMODB"]; !ok {
 		env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = newAcceptingStore(t).URL
 	}
@@ -242,8 +242,8 @@ func runHook(t *testing.T, lambdaURL string, deploy *codeDeploy, timeout time.Du
 	t.Helper()
 	bin := lambdatest.Bootstrap(t, "PreTrafficFunction")
 	env := append([]string{
-		"CREATEPLANT_VERSION=CreatePlantFunction", "AUTHORIZER_VERSION=AuthorizerFunction", "METHOD_ARN=" + apitest.LocalMethodARN,
-		"AUTH_ISSUER=" + apitest.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "AUTH_REQUIRED_SCOPE=" + apitest.Scope,
+		"CREATEPLANT_VERSION=CreatePlantFunction", "AUTHORIZER_VERSION=AuthorizerFunction", "METHOD_ARN=" + fixtures.LocalMethodARN,
+		"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AUTH_REQUIRED_SCOPE=" + fixtures.Scope,
 		"AWS_ENDPOINT_URL_LAMBDA=" + lambdaURL, "AWS_ENDPOINT_URL_CODEDEPLOY=" + deploy.URL,
 		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "HOME=" + t.TempDir(),
 	}, stack...)

@@ -19,7 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
 	cogtypes "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider/types"
 
-	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/internal/fixtures"
 )
 
 // leakedToken is what a token endpoint hands out, or echoes, in the tests:
@@ -38,7 +38,7 @@ func (c appClient) DescribeUserPoolClient(_ context.Context, in *cognitoidentity
 // tokenHook is a hook whose only part is the grant at tokenEndpoint.
 func tokenHook(tokenEndpoint string) *hook {
 	return &hook{
-		cfg:     config{userPoolID: testPoolID, clientID: apitest.Audience, tokenEndpoint: tokenEndpoint, scope: apitest.Scope},
+		cfg:     config{userPoolID: testPoolID, clientID: fixtures.Audience, tokenEndpoint: tokenEndpoint, scope: fixtures.Scope},
 		clients: appClient{secret: testSecret},
 		http:    tokenClient(),
 	}
@@ -54,10 +54,10 @@ func TestStackToken(t *testing.T) {
 		switch {
 		case r.Method != http.MethodPost || r.URL.Path != "/oauth2/token":
 			t.Errorf("%s %s, want POST /oauth2/token", r.Method, r.URL.Path)
-		case !ok || id != apitest.Audience || secret != testSecret:
+		case !ok || id != fixtures.Audience || secret != testSecret:
 			t.Errorf("basic authentication %q, %v: want the app client's id and secret", id, ok)
-		case r.ParseForm() != nil || r.PostForm.Get("grant_type") != "client_credentials" || r.PostForm.Get("scope") != apitest.Scope:
-			t.Errorf("form %v, want grant_type client_credentials and scope %s", r.PostForm, apitest.Scope)
+		case r.ParseForm() != nil || r.PostForm.Get("grant_type") != "client_credentials" || r.PostForm.Get("scope") != fixtures.Scope:
+			t.Errorf("form %v, want grant_type client_credentials and scope %s", r.PostForm, fixtures.Scope)
 		case r.PostForm.Has("client_secret") || r.PostForm.Has("client_id"):
 			t.Errorf("form %v: the client's credentials belong in the Authorization header only", r.PostForm)
 		}

@@ -1,7 +1,8 @@
-// Check checks HTTP answers against the contract in api/openapi.yaml.
-// Tests of every layer that answers clients (the handler, the local server,
-// the Lambda function) use it, so that the contract is held by real responses.
-
+// Package apitest checks HTTP answers against the contract in
+// api/openapi.yaml. Tests of every layer that answers clients (the handler,
+// the local server, the Lambda function) use it, so that the contract is
+// held by real responses; its own tests hold the error codes and the
+// configuration table to the documents.
 package apitest
 
 import (

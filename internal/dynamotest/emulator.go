@@ -28,8 +28,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/plant"
 )
 
@@ -260,7 +260,7 @@ func (l *Local) Provide(ctx context.Context, env map[string]string) error {
 		return err
 	}
 	// A different plant 100 that someone stored by hand stays.
-	if err := apitest.Seed(ctx, dynamo.New(client, table, time.Now)); err != nil && !errors.Is(err, plant.ErrExists) {
+	if err := fixtures.Seed(ctx, dynamo.New(client, table, time.Now)); err != nil && !errors.Is(err, plant.ErrExists) {
 		return err
 	}
 	env["AWS_ENDPOINT_URL_DYNAMODB"] = l.srv.URL

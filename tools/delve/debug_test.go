@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/go-delve/delve/service/api"
 
-	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/tools/delve"
@@ -28,7 +28,7 @@ func TestABreakpointStopsTheHandler(t *testing.T) {
 	t.Parallel()
 	bin := lambdatest.DebugBootstrap(t, "AuthorizerFunction")
 	var env []string
-	for k, v := range apitest.Env()["AuthorizerFunction"] {
+	for k, v := range fixtures.Env()["AuthorizerFunction"] {
 		env = append(env, k+"="+v)
 	}
 	addr := delve.FreeAddr(t)
@@ -47,7 +47,7 @@ func TestABreakpointStopsTheHandler(t *testing.T) {
 		err     error
 	}
 	answered := make(chan answer, 1)
-	event, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + apitest.ValidToken(), MethodArn: apitest.LocalMethodARN})
+	event, _ := json.Marshal(events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: "Bearer " + fixtures.ValidToken(), MethodArn: fixtures.LocalMethodARN})
 	go func() {
 		p, failed, err := fns.Invoke(ctx, "AuthorizerFunction", event)
 		answered <- answer{p, failed, err}

@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/codedeploy"
 	cdtypes "github.com/aws/aws-sdk-go-v2/service/codedeploy/types"
 
-	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/internal/fixtures"
 )
 
 // The PreTraffic hook, prepared as make start-lambda prepares it from a
@@ -25,7 +25,7 @@ import (
 // other functions keep SAM's rule (the shell's credentials).
 func TestThePreTrafficHookStaysLocal(t *testing.T) {
 	t.Parallel()
-	env := apitest.Env()
+	env := fixtures.Env()
 	env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = "http://127.0.0.1:9" // no dynalite
 	raw, _ := json.Marshal(env)
 	envFile := filepath.Join(t.TempDir(), "env.json")

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/internal/fixtures"
 )
 
 func committedAllowlist(t *testing.T) *Allowlist {
@@ -230,8 +230,8 @@ func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
 	}{
 		{name: "the fixtures' HS256 secret for every function (Globals) and on the authorizer",
 			edits: []edit{
-				{"template.yaml", "Globals:", "    MemorySize: 128\n", "    MemorySize: 128\n    Environment:\n      Variables:\n        AUTH_HS256_SECRET: " + apitest.Secret + "\n"},
-				{"template.yaml", "  AuthorizerFunction:", authorizerSecret, "          AUTH_HS256_SECRET: " + apitest.Secret + "\n"}},
+				{"template.yaml", "Globals:", "    MemorySize: 128\n", "    MemorySize: 128\n    Environment:\n      Variables:\n        AUTH_HS256_SECRET: " + fixtures.Secret + "\n"},
+				{"template.yaml", "  AuthorizerFunction:", authorizerSecret, "          AUTH_HS256_SECRET: " + fixtures.Secret + "\n"}},
 			want: []want{{"CreatePlantFunction", "AUTH_HS256_SECRET is a literal of"}, {"PreTrafficFunction", "AUTH_HS256_SECRET is a literal of"},
 				{"AuthorizerFunction", "AUTH_HS256_SECRET is a literal of"}}},
 		{name: "the authorizer's HS256 secret from a NoEcho parameter",

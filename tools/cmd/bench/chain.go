@@ -13,9 +13,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/gateway"
 	"github.com/plantstore/plantstore/tools/samtemplate"
@@ -51,7 +51,7 @@ func (b *bench) chain() error {
 	functions := lambdaemu.NewFunctions(map[string]lambdaemu.Spec{
 		"CreatePlantFunction": {Bootstrap: bins[createplant], Env: append(srv.Env(), "TABLE_NAME=plants"), Timeout: 6 * time.Second},
 		"AuthorizerFunction": {Bootstrap: bins[authorizer], Timeout: 5 * time.Second, Env: []string{
-			"AUTH_ISSUER=" + apitest.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "AUTH_HS256_SECRET=" + apitest.Secret, "AUTH_REQUIRED_SCOPE=" + apitest.Scope}},
+			"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AUTH_HS256_SECRET=" + fixtures.Secret, "AUTH_REQUIRED_SCOPE=" + fixtures.Scope}},
 	}, io.Discard)
 	functions.Observer = trace.Invocations{} // as make start-api's
 	defer functions.Close()
@@ -61,8 +61,8 @@ func (b *bench) chain() error {
 	}
 	front := httptest.NewServer(gw)
 	defer front.Close()
-	tok, err := auth.NewHS256Token([]byte(apitest.Secret), auth.TokenSpec{Issuer: apitest.Issuer, Audience: apitest.Audience,
-		Subject: "bench", Scope: apitest.Scope, IssuedAt: time.Now(), TTL: time.Hour})
+	tok, err := auth.NewHS256Token([]byte(fixtures.Secret), auth.TokenSpec{Issuer: fixtures.Issuer, Audience: fixtures.Audience,
+		Subject: "bench", Scope: fixtures.Scope, IssuedAt: time.Now(), TTL: time.Hour})
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/lambdaemu"
 )
 
@@ -96,7 +96,7 @@ func (b *bench) coldStarts() error {
 	}
 	env := map[string][]string{
 		createplant: {"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"},
-		authorizer:  {"AUTH_ISSUER=" + apitest.Issuer, "AUTH_AUDIENCE=" + apitest.Audience, "AUTH_HS256_SECRET=" + apitest.Secret},
+		authorizer:  {"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AUTH_HS256_SECRET=" + fixtures.Secret},
 		hello:       nil,
 		rawput:      {"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"},
 	}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
@@ -39,7 +39,7 @@ func TestAFailedInitIsTheGateways5xx(t *testing.T) {
 	envFile := filepath.Join(tree, "env.json")
 	writeEnv := func(broken string) { // broken: the function whose LOG_LEVEL is bogus
 		t.Helper()
-		env := apitest.Env()
+		env := fixtures.Env()
 		env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = "http://127.0.0.1:9" // no request here reaches the store
 		if broken != "" {
 			env[broken]["LOG_LEVEL"] = "bogus"

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/devserver"
 	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/tools/localserve"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
@@ -28,7 +28,7 @@ func startQuick(t *testing.T, adjust func(*localserve.Config), args ...string) s
 // startQuickOut is startQuick that also returns what start-api prints.
 func startQuickOut(t *testing.T, adjust func(*localserve.Config), args ...string) *watchtest.Launched {
 	t.Helper()
-	env := apitest.Env()
+	env := fixtures.Env()
 	env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = "http://127.0.0.1:9"
 	raw, _ := json.Marshal(env)
 	envFile := filepath.Join(t.TempDir(), "env.json")

@@ -11,9 +11,9 @@ import (
 	"github.com/plantstore/plantstore/internal/proctest"
 	"github.com/plantstore/plantstore/internal/srctree"
 
-	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/devserver/devservertest"
 	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
@@ -70,8 +70,8 @@ func TestStartAPIPassesTheBlackBoxSuite(t *testing.T) {
 	t.Parallel()
 	banner := startAPI(t)
 	devservertest.Run(t, devservertest.Target{
-		URL: banner.URL, Secret: []byte(apitest.Secret), Issuer: apitest.Issuer, Audience: apitest.Audience,
-		Scope: apitest.Scope, Gateway: true,
+		URL: banner.URL, Secret: []byte(fixtures.Secret), Issuer: fixtures.Issuer, Audience: fixtures.Audience,
+		Scope: fixtures.Scope, Gateway: true,
 	})
 	// The printed token is accepted too.
 	devservertest.RunCreate(t, banner.URL, banner.Token)

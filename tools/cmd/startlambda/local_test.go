@@ -21,9 +21,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 
-	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/devserver"
 	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/tools/localserve"
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
@@ -41,7 +41,7 @@ type server struct {
 // 0 unless it says), and cfg as adjust leaves it; it waits for the banner.
 func startServer(t *testing.T, dir string, envs map[string]map[string]string, shell map[string]string, adjust func(*localserve.Config), args ...string) *server {
 	t.Helper()
-	env := apitest.Env()
+	env := fixtures.Env()
 	env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = "http://127.0.0.1:9"
 	for fn, vars := range envs {
 		maps.Copy(env[fn], vars)
