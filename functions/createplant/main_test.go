@@ -19,6 +19,7 @@ import (
 	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/boltstore"
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/lambdatest"
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 // seededTable is a fresh table on srv holding the fixtures' seed plant.
-func seededTable(t *testing.T, srv *dynamotest.Server) (*dynamo.Store, string) {
+func seededTable(t *testing.T, srv *dynamoemu.Server) (*dynamo.Store, string) {
 	t.Helper()
 	table := dynamotest.NewTable(t, srv)
 	store := dynamo.New(srv.Client(), table, time.Now)
@@ -58,7 +59,7 @@ func checkGolden(t *testing.T, name string, payload []byte) {
 // DynamoDB-compatible server and compares the answers with the goldens.
 func TestFixtures(t *testing.T) {
 	t.Parallel()
-	for _, srv := range []func(testing.TB) *dynamotest.Server{dynamotest.Moto, dynamotest.Dynalite} {
+	for _, srv := range []func(testing.TB) *dynamoemu.Server{dynamotest.Moto, dynamotest.Dynalite} {
 		s := srv(t)
 		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()
@@ -165,7 +166,7 @@ func TestLoadConfig(t *testing.T) {
 func TestBootstrap(t *testing.T) {
 	t.Parallel()
 	bin := lambdatest.Bootstrap(t, "CreatePlantFunction")
-	for _, srv := range []func(testing.TB) *dynamotest.Server{dynamotest.Moto, dynamotest.Dynalite} {
+	for _, srv := range []func(testing.TB) *dynamoemu.Server{dynamotest.Moto, dynamotest.Dynalite} {
 		s := srv(t)
 		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()

@@ -21,7 +21,7 @@ import (
 	"github.com/plantstore/plantstore/functions/internal/emf/emftest"
 	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 )
 
@@ -66,7 +66,7 @@ func TestStoreFaultsThroughTheFunction(t *testing.T) {
 			defer srv.Close()
 			// The SDK's standard retryer with a short backoff, so that three
 			// attempts take milliseconds.
-			client := (&dynamotest.Server{Name: "dynamodb", URL: srv.URL}).Client(func(o *dynamodb.Options) {
+			client := (&dynamoemu.Server{Name: "dynamodb", URL: srv.URL}).Client(func(o *dynamodb.Options) {
 				o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 5 * time.Millisecond })
 			})
 			var logs bytes.Buffer

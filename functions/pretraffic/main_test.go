@@ -27,6 +27,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/lambdaemu"
@@ -321,7 +322,7 @@ func TestGoodReleaseSucceeds(t *testing.T) {
 // why.
 func TestReservedPlantOnARealStore(t *testing.T) {
 	t.Parallel()
-	for name, server := range map[string]func(testing.TB) *dynamotest.Server{"dynalite": dynamotest.Dynalite, "moto": dynamotest.Moto} {
+	for name, server := range map[string]func(testing.TB) *dynamoemu.Server{"dynalite": dynamotest.Dynalite, "moto": dynamotest.Moto} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv := server(t)
@@ -377,7 +378,7 @@ func TestCreatePlantWithoutItsStoreFails(t *testing.T) {
 		url := startLambda(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:9"}, lambdatest.Bootstrap(t, "AuthorizerFunction"))
 		runHook(t, url, newCodeDeploy(t), 30*time.Second, newUserPool(t).env()...).want(t, "Failed", "the reserved plant", "got 503")
 	})
-	for name, server := range map[string]func(testing.TB) *dynamotest.Server{"dynalite": dynamotest.Dynalite, "moto": dynamotest.Moto} {
+	for name, server := range map[string]func(testing.TB) *dynamoemu.Server{"dynalite": dynamotest.Dynalite, "moto": dynamotest.Moto} {
 		t.Run("missing table on "+name, func(t *testing.T) {
 			t.Parallel()
 			srv := server(t)

@@ -2,7 +2,9 @@ package apitest
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -102,33 +104,31 @@ func TestErrorCodesAgree(t *testing.T) {
 }
 
 // README's configuration table names every variable the product reads (by
-// getenv, Getenv or LookupEnv in functions/, cmd/ and internal/, outside
-// the *test packages), and only
-// those; AWS_* variables are the SDK's and Lambda's own, and the table names
-// the two a user sets.
+// getenv, Getenv or LookupEnv in the packages that the commands of
+// functions/ and cmd/ are built from, as go list -deps names them, like
+// make lint's gosec: not the test support, not the local tools' engine),
+// and only those; AWS_* variables are the SDK's and Lambda's own, and the
+// table names the two a user sets.
 func TestConfigurationTable(t *testing.T) {
 	t.Parallel()
 	root := srctree.Path()
 	read := map[string]bool{}
 	name := regexp.MustCompile(`(?:getenv|Getenv|LookupEnv)\("([A-Z0-9_]+)"\)`)
-	for _, dir := range []string{"functions", "cmd", "internal"} {
-		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d os.DirEntry, err error) error {
-			if err == nil && d.IsDir() && strings.HasSuffix(d.Name(), "test") {
-				return filepath.SkipDir // test support (lambdatest, dynamotest, ...): read by tests, not by what ships
-			}
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-				return err
+	for _, dir := range shippedDirs(t, root) {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
 			}
 			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, m := range name.FindAllStringSubmatch(string(b), -1) {
 				if !strings.HasPrefix(m[1], "AWS_") {
 					read[m[1]] = true
 				}
 			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
 	}
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
@@ -161,4 +161,34 @@ func TestConfigurationTable(t *testing.T) {
 	if len(read) < 8 {
 		t.Errorf("found %d variables read by the code: %v", len(read), read)
 	}
+}
+
+// shippedDirs are the folders of the product's packages that its commands
+// (the main packages of functions/ and cmd/) are built from.
+func shippedDirs(t *testing.T, root string) []string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-f", `{{if eq .Name "main"}}{{.Dir}} {{join .Deps " "}}{{end}}`, "./functions/...", "./cmd/...")
+	cmd.Dir, cmd.Env = root, append(os.Environ(), "GOWORK=off")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const module = "github.com/plantstore/plantstore/"
+	dirs := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		dirs[fields[0]] = true
+		for _, dep := range fields[1:] {
+			if rel, ok := strings.CutPrefix(dep, module); ok {
+				dirs[filepath.Join(root, filepath.FromSlash(rel))] = true
+			}
+		}
+	}
+	if len(dirs) < 10 {
+		t.Fatalf("go list names %d folders of the product's commands: %v", len(dirs), dirs)
+	}
+	return slices.Sorted(maps.Keys(dirs))
 }

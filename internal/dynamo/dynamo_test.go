@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/plant/planttest"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
 
-func opener(srv func(testing.TB) *dynamotest.Server) planttest.Opener {
+func opener(srv func(testing.TB) *dynamoemu.Server) planttest.Opener {
 	return func(t *testing.T) planttest.Store {
 		s := srv(t)
 		return dynamo.New(s.Client(), dynamotest.NewTable(t, s), time.Now)

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/plant"
 )
@@ -23,7 +24,7 @@ import (
 func TestCallsPerCreate(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		srv          func(testing.TB) *dynamotest.Server
+		srv          func(testing.TB) *dynamoemu.Server
 		getsOnReplay int
 	}{
 		{dynamotest.Moto, 0},
@@ -32,7 +33,7 @@ func TestCallsPerCreate(t *testing.T) {
 		srv := tc.srv(t)
 		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
-			api := &dynamotest.Counting{API: srv.Client()}
+			api := &dynamoemu.Counting{API: srv.Client()}
 			s := dynamo.New(api, dynamotest.NewTable(t, srv), time.Now)
 			ctx := context.Background()
 			if created, err := s.Create(ctx, plant.NewPlant{ID: 1, Name: "Fern"}); err != nil || !created {
@@ -117,7 +118,7 @@ func TestFaults(t *testing.T) {
 				srv, attempts = failingServer(t, tt.status, tt.body, tt.hang)
 				url = srv.URL
 			}
-			client := (&dynamotest.Server{Name: "failing", URL: url}).Client(func(o *dynamodb.Options) {
+			client := (&dynamoemu.Server{Name: "failing", URL: url}).Client(func(o *dynamodb.Options) {
 				o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 5 * time.Millisecond })
 			})
 			s := dynamo.New(client, "plants", time.Now)
@@ -187,7 +188,7 @@ func TestTransientFaultThenSuccess(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv, attempts := scriptedServer(t, a)
-			client := (&dynamotest.Server{Name: "scripted", URL: srv.URL}).Client(func(o *dynamodb.Options) {
+			client := (&dynamoemu.Server{Name: "scripted", URL: srv.URL}).Client(func(o *dynamodb.Options) {
 				o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 5 * time.Millisecond })
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // catches a hang only

@@ -21,6 +21,7 @@ import (
 
 	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/httpapi"
 	"github.com/plantstore/plantstore/internal/plant"
@@ -136,7 +137,7 @@ func faultyService(t *testing.T, plan func(op string, n int) fault, fast bool) (
 	srv := dynamotest.Moto(t)
 	table := dynamotest.NewTable(t, srv)
 	proxy := newFaultProxy(t, srv.URL, plan)
-	client := (&dynamotest.Server{Name: "proxy", URL: proxy.URL}).Client(func(o *dynamodb.Options) {
+	client := (&dynamoemu.Server{Name: "proxy", URL: proxy.URL}).Client(func(o *dynamodb.Options) {
 		if fast {
 			o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 10 * time.Millisecond })
 		}
@@ -303,7 +304,7 @@ func TestUnreachableStore(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
-	client := (&dynamotest.Server{Name: "gone", URL: "http://" + addr}).Client(func(o *dynamodb.Options) {
+	client := (&dynamoemu.Server{Name: "gone", URL: "http://" + addr}).Client(func(o *dynamodb.Options) {
 		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 10 * time.Millisecond })
 	})
 	h := httpapi.NewHandler(dynamo.New(client, "plants", time.Now), slog.New(slog.DiscardHandler), func(n http.Handler) http.Handler { return n })

@@ -1,8 +1,10 @@
+// Package dynamotest is what tests share to run against the
+// DynamoDB-compatible servers that internal/dynamoemu starts: each server
+// started once per test binary (Moto, Dynalite), a fresh table per test
+// (NewTable), and Main to stop them. A test that needs a server skips when
+// it is not installed, except under CI=true, where it fails: CI must run
+// every test.
 package dynamotest
-
-// What tests use: each server started once per test binary, a fresh table
-// per test. A test that needs a server skips when it is not installed, except
-// under CI=true, where it fails: CI must run every test.
 
 import (
 	"context"
@@ -13,11 +15,12 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/childproc"
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 )
 
 type shared struct {
 	once sync.Once
-	srv  *Server
+	srv  *dynamoemu.Server
 	err  error
 }
 
@@ -25,16 +28,16 @@ var moto, dynalite shared
 
 // Moto returns the shared moto_server. It returns the old item on a failed
 // condition, but its conditional writes are not atomic: do not race on it.
-func Moto(t testing.TB) *Server {
+func Moto(t testing.TB) *dynamoemu.Server {
 	t.Helper()
-	return get(t, &moto, "moto", StartMoto)
+	return get(t, &moto, "moto", dynamoemu.StartMoto)
 }
 
 // Dynalite returns the shared in-memory dynalite. It serializes writes per
 // item and ignores ReturnValuesOnConditionCheckFailure.
-func Dynalite(t testing.TB) *Server {
+func Dynalite(t testing.TB) *dynamoemu.Server {
 	t.Helper()
-	return get(t, &dynalite, "dynalite", func() (*Server, error) { return StartDynalite("") })
+	return get(t, &dynalite, "dynalite", func() (*dynamoemu.Server, error) { return dynamoemu.StartDynalite("") })
 }
 
 // Main runs the tests, then the after functions, then stops the servers the
@@ -53,7 +56,7 @@ func Main(m *testing.M, after ...func()) {
 	os.Exit(code)
 }
 
-func get(t testing.TB, s *shared, name string, start func() (*Server, error)) *Server {
+func get(t testing.TB, s *shared, name string, start func() (*dynamoemu.Server, error)) *dynamoemu.Server {
 	t.Helper()
 	s.once.Do(func() { s.srv, s.err = start() })
 	if s.err != nil {
@@ -66,12 +69,12 @@ func get(t testing.TB, s *shared, name string, start func() (*Server, error)) *S
 }
 
 // NewTable creates a fresh plants table on s and returns its name.
-func NewTable(t testing.TB, s *Server) string {
+func NewTable(t testing.TB, s *dynamoemu.Server) string {
 	t.Helper()
 	name := "plants-" + rand.Text()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := CreateTable(ctx, s.Client(), name); err != nil {
+	if err := dynamoemu.CreateTable(ctx, s.Client(), name); err != nil {
 		t.Fatalf("%s: %v", s.Name, err)
 	}
 	return name

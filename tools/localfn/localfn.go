@@ -2,7 +2,7 @@
 // as SAM CLI would run them: each function's environment resolved by SAM's
 // rule from an env-vars file (samtemplate.ResolveEnv), its timeout from the
 // template, and, where createplant's resolved AWS_ENDPOINT_URL_DYNAMODB is
-// empty, a dynalite that keeps its data under DataDir (dynamotest.Local). The
+// empty, a dynalite that keeps its data under DataDir (dynamoemu.Local). The
 // PreTraffic hook, the function that reports to CodeDeploy, never gets the
 // shell's credentials and reports to a local recorder (codeDeploy), not to
 // AWS. make invoke, make start-api and make start-lambda start from it.
@@ -17,7 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/samtemplate"
 )
@@ -43,7 +43,7 @@ type Set struct {
 	Template *samtemplate.Template
 	Env      map[string]map[string]string // each function's resolved environment
 	Specs    map[string]lambdaemu.Spec    // how to run each one
-	local    *dynamotest.Local
+	local    *dynamoemu.Local
 	deploy   *codeDeploy
 }
 
@@ -60,7 +60,7 @@ func Prepare(ctx context.Context, cfg Config, functions []string) (*Set, error) 
 
 // PrepareTemplate is Prepare with the template already read.
 func PrepareTemplate(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string) (*Set, error) {
-	return prepare(ctx, tpl, cfg, functions, &dynamotest.Local{Dir: cfg.DataDir, Log: cfg.Log}, &codeDeploy{log: cfg.Log})
+	return prepare(ctx, tpl, cfg, functions, &dynamoemu.Local{Dir: cfg.DataDir, Log: cfg.Log}, &codeDeploy{log: cfg.Log})
 }
 
 // Reload prepares the functions again, from tpl and cfg as they are now
@@ -71,7 +71,7 @@ func (s *Set) Reload(ctx context.Context, tpl *samtemplate.Template, cfg Config,
 	return prepare(ctx, tpl, cfg, functions, s.local, s.deploy)
 }
 
-func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string, local *dynamotest.Local, deploy *codeDeploy) (*Set, error) {
+func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string, local *dynamoemu.Local, deploy *codeDeploy) (*Set, error) {
 	file, err := samtemplate.ReadEnvFile(cfg.EnvFile)
 	if err != nil {
 		return nil, err

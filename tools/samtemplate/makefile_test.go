@@ -220,10 +220,12 @@ func TestRaceFreePackages(t *testing.T) {
 	if m == nil {
 		t.Fatal("the Makefile has no RACE_FREE := line")
 	}
-	banned := []string{"net", "net/http/httptest", "github.com/plantstore/plantstore/internal/lambdaemu", "github.com/plantstore/plantstore/internal/lambdatest",
-		"github.com/plantstore/plantstore/internal/dynamotest", "github.com/plantstore/plantstore/internal/devserver",
-		"github.com/plantstore/plantstore/internal/childproc", "github.com/plantstore/plantstore/tools/localfn",
-		"github.com/plantstore/plantstore/tools/localserve", "github.com/plantstore/plantstore/tools/gateway"}
+	banned := []string{"net", "net/http/httptest",
+		"github.com/plantstore/plantstore/internal/lambdaemu", "github.com/plantstore/plantstore/internal/lambdatest",
+		"github.com/plantstore/plantstore/internal/dynamoemu", "github.com/plantstore/plantstore/internal/dynamotest",
+		"github.com/plantstore/plantstore/internal/childproc", "github.com/plantstore/plantstore/internal/devserver",
+		"github.com/plantstore/plantstore/tools/localfn", "github.com/plantstore/plantstore/tools/localserve",
+		"github.com/plantstore/plantstore/tools/gateway"}
 	for _, pkg := range strings.Fields(m[1]) {
 		dir := filepath.Join("../..", pkg)
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 )
 
 // DynamoDB serves a proxy to the DynamoDB endpoint target that records each
@@ -20,7 +20,7 @@ import (
 // ConditionalCheckFailedException) or the error type, and its duration.
 // Point a function's AWS_ENDPOINT_URL_DYNAMODB at the URL it returns; close
 // stops it. Like the emulator's own front, it refuses web pages
-// (dynamotest.Guard) and passes on no CORS header of the server behind it.
+// (dynamoemu.Guard) and passes on no CORS header of the server behind it.
 func (r *Recorder) DynamoDB(target string) (proxyURL string, closeFn func(), err error) {
 	u, err := url.Parse(target)
 	if err != nil {
@@ -31,8 +31,8 @@ func (r *Recorder) DynamoDB(target string) (proxyURL string, closeFn func(), err
 		return "", nil, err
 	}
 	proxy := httputil.NewSingleHostReverseProxy(u)
-	proxy.ModifyResponse = dynamotest.StripCORS
-	srv := &http.Server{Handler: dynamotest.Guard(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	proxy.ModifyResponse = dynamoemu.StripCORS
+	srv := &http.Server{Handler: dynamoemu.Guard(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<20))
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.ContentLength = int64(len(body))

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/plantstore/plantstore/internal/auth"
-	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/gateway"
@@ -31,12 +31,12 @@ func (b *bench) chain() error {
 	if err != nil {
 		return err
 	}
-	srv, err := dynamotest.StartDynalite("")
+	srv, err := dynamoemu.StartDynalite("")
 	if err != nil {
 		return err
 	}
 	defer srv.Stop()
-	if err := dynamotest.CreateTable(context.Background(), srv.Client(), "plants"); err != nil {
+	if err := dynamoemu.CreateTable(context.Background(), srv.Client(), "plants"); err != nil {
 		return err
 	}
 	tpl, err := samtemplate.Load("template.yaml")

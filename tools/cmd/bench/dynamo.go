@@ -6,23 +6,23 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/plant"
 )
 
 // dynamoCost creates plants on moto through the store and reads the
-// capacity each create consumed (dynamotest.Counting).
+// capacity each create consumed (dynamoemu.Counting).
 func (b *bench) dynamoCost() error {
-	srv, err := dynamotest.StartMoto()
+	srv, err := dynamoemu.StartMoto()
 	if err != nil {
 		return err
 	}
 	defer srv.Stop()
 	ctx := context.Background()
-	if err := dynamotest.CreateTable(ctx, srv.Client(), "plants"); err != nil {
+	if err := dynamoemu.CreateTable(ctx, srv.Client(), "plants"); err != nil {
 		return err
 	}
-	api := &dynamotest.Counting{API: srv.Client()}
+	api := &dynamoemu.Counting{API: srv.Client()}
 	store := dynamo.New(api, "plants", time.Now)
 	const n = 50
 	tag := "indoor"

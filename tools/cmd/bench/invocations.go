@@ -10,7 +10,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/loadgen"
 )
@@ -68,12 +68,12 @@ func (b *bench) invocations() error {
 	if err != nil {
 		return err
 	}
-	srv, err := dynamotest.StartMoto()
+	srv, err := dynamoemu.StartMoto()
 	if err != nil {
 		return err
 	}
 	defer srv.Stop()
-	if err := dynamotest.CreateTable(context.Background(), srv.Client(), "plants"); err != nil {
+	if err := dynamoemu.CreateTable(context.Background(), srv.Client(), "plants"); err != nil {
 		return err
 	}
 	var base events.APIGatewayProxyRequest

@@ -10,7 +10,7 @@
 // AWS variables of the shell or SAM's placeholders. So a fixture that passes
 // here passes under `sam local invoke --env-vars` with the same file.
 // A function whose resolved AWS_ENDPOINT_URL_DYNAMODB is declared and empty
-// gets the local dynalite of dynamotest.Local, keeping its data in -data
+// gets the local dynalite of dynamoemu.Local, keeping its data in -data
 // (.plantstore/dynalite), as if the env file had named it.
 package main
 

@@ -35,7 +35,7 @@ import (
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/boltstore"
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/plant"
 	"github.com/plantstore/plantstore/tools/loadgen"
 	"github.com/plantstore/plantstore/tools/proc"
@@ -90,12 +90,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		env = append(env, "STORE_PATH="+path)
 		check = func(map[int64][]plant.Plant) (map[int64]plant.Plant, error) { return readBolt(path) }
 	case "dynamodb":
-		srv, err := dynamotest.StartDynalite("")
+		srv, err := dynamoemu.StartDynalite("")
 		if err != nil {
 			return err
 		}
 		defer srv.Stop()
-		if err := dynamotest.CreateTable(ctx, srv.Client(), "plants"); err != nil {
+		if err := dynamoemu.CreateTable(ctx, srv.Client(), "plants"); err != nil {
 			return err
 		}
 		env = append(append(env, "TABLE_NAME=plants"), srv.Env()...)

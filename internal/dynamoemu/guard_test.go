@@ -1,4 +1,4 @@
-package dynamotest_test
+package dynamoemu_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/dynamotest"
 )
 
@@ -25,7 +26,7 @@ func TestEmulatorsAnswerNoWebPage(t *testing.T) {
 	t.Run("moto", func(t *testing.T) { t.Parallel(); answersNoWebPage(t, dynamotest.Moto(t)) })
 }
 
-func answersNoWebPage(t *testing.T, s *dynamotest.Server) {
+func answersNoWebPage(t *testing.T, s *dynamoemu.Server) {
 	if _, err := s.Client().ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
 		t.Fatalf("the SDK through the guard: %v", err)
 	}

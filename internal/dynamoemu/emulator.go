@@ -1,9 +1,10 @@
-// Package dynamotest starts the DynamoDB-compatible servers moto_server and
-// dynalite on loopback, for tests (Moto, Dynalite, NewTable, Main) and for
-// `make invoke`, `make start-api`, `make load` and `make bench`, and creates
-// the plants table on them. docs/design.md ("DynamoDB-compatible servers")
-// says what each is faithful in and why both run.
-package dynamotest
+// Package dynamoemu starts the DynamoDB-compatible servers moto_server and
+// dynalite behind loopback fronts that refuse web pages (guard.go), for
+// `make invoke`, `make start-api`, `make load` and `make bench` and for the
+// tests (through internal/dynamotest), and creates the plants table on
+// them. docs/design.md ("DynamoDB-compatible servers") says what each is
+// faithful in and why both run.
+package dynamoemu
 
 import (
 	"bytes"

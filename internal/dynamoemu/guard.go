@@ -1,4 +1,4 @@
-package dynamotest
+package dynamoemu
 
 import (
 	"context"
