@@ -4,7 +4,7 @@
 // metric's value is a top-level member of the same line, which CloudWatch
 // Logs turns into metrics without any API call (Amazon CloudWatch User
 // Guide, "Specification: Embedded metric format"). The few Go EMF libraries
-// wrap a logger of their own; these ~60 lines add the block to the slog line
+// wrap a logger of their own; this package adds the block to the slog line
 // the functions already write.
 package emf
 
