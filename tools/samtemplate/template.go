@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,7 +56,38 @@ func Parse(raw []byte) (*Template, error) {
 	if !ok {
 		return nil, fmt.Errorf("the template is not a map")
 	}
+	if err := checkLogicalIDs(m); err != nil {
+		return nil, err
+	}
 	return &Template{Doc: m}, nil
+}
+
+// logicalID is CloudFormation's and SAM's rule for a logical ID ("The
+// logical ID must be alphanumeric (A-Za-z0-9) and unique within the
+// template", CloudFormation's template anatomy; the SAM translator's
+// Resource._validate_logical_id: ^[A-Za-z0-9]+$, "Logical ids must be
+// alphanumeric."). A template is a pull request's data: an ID is handed to
+// make as a target name and joined into bootstrap paths, so one that breaks
+// the rule is refused before anything runs.
+var logicalID = regexp.MustCompile(`^[A-Za-z0-9]+$`)
+
+// checkLogicalIDs refuses the first ID of a section that breaks the rule,
+// quoted so that no byte of it reaches a terminal raw.
+func checkLogicalIDs(doc map[string]any) error {
+	for _, section := range []string{"Parameters", "Mappings", "Conditions", "Resources", "Outputs"} {
+		ids, _ := doc[section].(map[string]any)
+		names := make([]string, 0, len(ids))
+		for id := range ids {
+			names = append(names, id)
+		}
+		sort.Strings(names)
+		for _, id := range names {
+			if !logicalID.MatchString(id) {
+				return fmt.Errorf("%s: logical ID %q is not alphanumeric: SAM and CloudFormation allow only ^[A-Za-z0-9]+$ (\"Logical ids must be alphanumeric\")", section, id)
+			}
+		}
+	}
+	return nil
 }
 
 func convert(n *yaml.Node) (any, error) {
