@@ -78,7 +78,7 @@ func (b *bench) hostBinaries() (map[string]string, error) {
 		return b.host, nil
 	}
 	bins := map[string]string{}
-	for _, pkg := range []string{createplant, authorizer, hello, rawput} {
+	for _, pkg := range []string{createplant, authorizer, pretraffic, hello, rawput} {
 		path, err := b.build(pkg, runtime.GOARCH)
 		if err != nil {
 			return nil, err
@@ -97,10 +97,14 @@ func (b *bench) coldStarts() error {
 	env := map[string][]string{
 		createplant: {"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"},
 		authorizer:  {"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AUTH_HS256_SECRET=" + fixtures.Secret},
-		hello:       nil,
-		rawput:      {"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"},
+		// The hook's environment in the template, with a local issuer's
+		// settings in place of the stack's user pool.
+		pretraffic: {"CREATEPLANT_VERSION=CreatePlantFunction", "AUTHORIZER_VERSION=AuthorizerFunction", "METHOD_ARN=arn:aws:execute-api:us-east-1:123456789012:pretraffic/v1/POST/plants",
+			"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"},
+		hello:  nil,
+		rawput: {"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"},
 	}
-	order := []string{hello, createplant, authorizer, rawput}
+	order := []string{hello, createplant, authorizer, pretraffic, rawput}
 	for _, c := range b.opts.compare {
 		// createplant's environment, plus TABLE for aws-samples/serverless-go-demo,
 		// whose functions panic at init without it.
@@ -121,6 +125,7 @@ func (b *bench) coldStarts() error {
 	n := fmt.Sprintf(" (median of %d)", b.opts.starts)
 	b.row("cold start to first poll, createplant"+n, ms(median(times[createplant])), "hello "+ms(h), ratio(float64(median(times[createplant])), float64(h)), "<= 1.30x")
 	b.row("cold start to first poll, authorizer"+n, ms(median(times[authorizer])), "hello "+ms(h), ratio(float64(median(times[authorizer])), float64(h)), "")
+	b.row("cold start to first poll, PreTraffic hook"+n, ms(median(times[pretraffic])), "hello "+ms(h), ratio(float64(median(times[pretraffic])), float64(h)), "")
 	b.row("cold start to first poll, raw PutItem Lambda"+n, ms(median(times[rawput])), "hello "+ms(h), ratio(float64(median(times[rawput])), float64(h)), "(reference: the SDK's own cost)")
 	c := median(times[createplant])
 	for _, o := range b.opts.compare {

@@ -156,6 +156,7 @@ func (b *bench) build(pkg, goarch string) (string, error) {
 const (
 	createplant = "./functions/createplant"
 	authorizer  = "./functions/authorizer"
+	pretraffic  = "./functions/pretraffic"
 	hello       = "./tools/cmd/bench/testdata/hello"
 	rawput      = "./tools/cmd/bench/testdata/rawput"
 )
@@ -164,7 +165,7 @@ func mib(n int64) string { return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20)) }
 
 func (b *bench) sizes() error {
 	size := map[string]int64{}
-	for _, pkg := range []string{createplant, authorizer, hello} {
+	for _, pkg := range []string{createplant, authorizer, pretraffic, hello} {
 		path, err := b.build(pkg, "arm64")
 		if err != nil {
 			return err
@@ -177,6 +178,7 @@ func (b *bench) sizes() error {
 	}
 	b.row("bootstrap size, createplant (arm64)", mib(size[createplant]), "hello "+mib(size[hello]), ratio(float64(size[createplant]), float64(size[hello])), "<= 8.5 MiB")
 	b.row("bootstrap size, authorizer (arm64)", mib(size[authorizer]), "hello "+mib(size[hello]), ratio(float64(size[authorizer]), float64(size[hello])), "<= 6.5 MiB")
+	b.row("bootstrap size, PreTraffic hook (arm64)", mib(size[pretraffic]), "hello "+mib(size[hello]), ratio(float64(size[pretraffic]), float64(size[hello])), "")
 	return nil
 }
 
