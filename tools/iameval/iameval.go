@@ -80,12 +80,14 @@ func Ask(questions []Question) ([]Answer, error) {
 
 // evaluator is the processes and the answers of one test binary.
 type evaluator struct {
-	root  string
-	cache *toolcache.Cache
-	jobs  chan evalJob
+	root    string
+	cache   *toolcache.Cache
+	jobs    chan evalJob
+	workers int
+	start   sync.Once // the workers start at the first question the cache lacks
 
 	mu      sync.Mutex
-	known   map[toolcache.Key][]byte        // answers, as the evaluator gave them
+	known   map[toolcache.Key][]byte        // answers (to questions and data requests), as the evaluator gave them
 	pending map[toolcache.Key]chan struct{} // closed when the key is known
 	failed  error                           // a worker's failure, for every later question
 }
@@ -124,18 +126,14 @@ var theEvaluator = sync.OnceValues(func() (*evaluator, error) {
 	return newEvaluator(root, cache, runtime.NumCPU())
 })
 
-// newEvaluator starts workers node processes for the repository at root,
-// answering from cache what it holds.
+// newEvaluator answers for the repository at root from what cache holds,
+// and the rest from workers node processes, started when first needed.
 func newEvaluator(root string, cache *toolcache.Cache, workers int) (*evaluator, error) {
 	known, err := cache.Load()
 	if err != nil {
 		return nil, err
 	}
-	ev := &evaluator{root: root, cache: cache, jobs: make(chan evalJob), known: known, pending: map[toolcache.Key]chan struct{}{}}
-	for range workers {
-		go ev.work()
-	}
-	return ev, nil
+	return &evaluator{root: root, cache: cache, jobs: make(chan evalJob), workers: workers, known: known, pending: map[toolcache.Key]chan struct{}{}}, nil
 }
 
 // encoder gives questions their keys and wire form. A role's policies are
@@ -259,11 +257,12 @@ func evaluatorVersion(root string) ([][]byte, error) {
 }
 
 // work is one node process, answering jobs until the test binary ends (its
-// stdin closes then, and node exits).
+// stdin closes then, and node exits). After a failed round trip node is
+// stopped, so that its stderr, which the error quotes, is whole.
 func (ev *evaluator) work() {
 	cmd := exec.Command("node", filepath.Join(ev.root, "tools", "iameval", "iamsim.mjs"))
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	in, err := cmd.StdinPipe()
 	var out io.ReadCloser
 	if err == nil {
@@ -272,34 +271,20 @@ func (ev *evaluator) work() {
 	if err == nil {
 		err = cmd.Start()
 	}
+	if err != nil {
+		err = fmt.Errorf("the IAM evaluator (node iamsim.mjs): %v", err)
+	}
 	answers := bufio.NewReader(out)
 	for j := range ev.jobs {
 		if err == nil {
-			err = roundTrip(in, answers, j)
-		}
-		if err != nil {
-			err = fmt.Errorf("the IAM evaluator (node iamsim.mjs): %v\n%s", err, stderr.String())
+			if err = roundTrip(in, answers, j); err != nil {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait() // after Wait, stderr holds all node wrote
+				err = fmt.Errorf("the IAM evaluator (node iamsim.mjs): %v\n%s", err, stderr.String())
+			}
 		}
 		j.done <- err
 	}
-}
-
-// lockedBuffer is node's stderr, written by exec's copier and read on failure.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // roundTrip writes the job's request as one line and reads its answer line.
@@ -323,6 +308,11 @@ func roundTrip(in io.Writer, answers *bufio.Reader, j evalJob) error {
 
 // do hands one request to a free worker and waits for its answer.
 func (ev *evaluator) do(request, out any) error {
+	ev.start.Do(func() {
+		for range ev.workers {
+			go ev.work()
+		}
+	})
 	j := evalJob{request, out, make(chan error, 1)}
 	ev.jobs <- j
 	return <-j.done
@@ -378,10 +368,9 @@ func (ev *evaluator) ask(questions []Question) ([]Answer, error) {
 					}
 				}
 			}
-			qs := req.Questions
 			errs[p] = ev.do(req, &results[p])
-			if errs[p] == nil && len(results[p]) != len(qs) {
-				errs[p] = fmt.Errorf("the IAM evaluator answered %d of %d questions", len(results[p]), len(qs))
+			if errs[p] == nil && len(results[p]) != len(batch) {
+				errs[p] = fmt.Errorf("the IAM evaluator answered %d of %d questions", len(results[p]), len(batch))
 			}
 		})
 	}
@@ -434,8 +423,8 @@ func (ev *evaluator) ask(questions []Question) ([]Answer, error) {
 	return answers, nil
 }
 
-// evaluate puts a data request to the evaluator, once per test binary and
-// version: its answer is kept like the answers to questions.
+// evaluate puts a data request to the evaluator once per version: its
+// answer is kept with the answers to questions, in memory and in the logs.
 func evaluate(request, out any) error {
 	ev, err := theEvaluator()
 	if err != nil {
@@ -446,15 +435,21 @@ func evaluate(request, out any) error {
 		return err
 	}
 	k := toolcache.KeyOf([]byte("data"), raw)
-	if kept, ok := ev.cache.Get(k); ok && json.Unmarshal(kept, out) == nil {
-		return nil
-	}
-	var answer json.RawMessage
-	if err := ev.do(request, &answer); err != nil {
-		return err
-	}
-	if err := ev.cache.Put(k, answer); err != nil {
-		return err
+	ev.mu.Lock()
+	answer, ok := ev.known[k]
+	ev.mu.Unlock()
+	if !ok {
+		var fresh json.RawMessage
+		if err := ev.do(request, &fresh); err != nil {
+			return err
+		}
+		if err := ev.cache.Append(map[toolcache.Key][]byte{k: fresh}); err != nil {
+			return err
+		}
+		ev.mu.Lock()
+		ev.known[k] = fresh
+		ev.mu.Unlock()
+		answer = fresh
 	}
 	return json.Unmarshal(answer, out)
 }

@@ -148,3 +148,29 @@ func TestEvaluatorCacheMissesOnAnyChange(t *testing.T) {
 		copyFile(f, same)
 	}
 }
+
+// A worker that fails says why in node's own words, and every later
+// question gets that failure rather than a hang.
+func TestAFailedWorkerQuotesNode(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	cache, err := toolcache.Open(t.TempDir(), "iam-evaluator", []byte("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := newEvaluator(t.TempDir(), cache, 1) // a root without iamsim.mjs
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := Question{Principal: "arn:aws:iam::123456789012:root", Action: "s3:GetObject", Resource: "*", Account: "123456789012"}
+	_, err = ev.ask([]Question{q})
+	if err == nil || !strings.Contains(err.Error(), "Cannot find module") {
+		t.Fatalf("ask = %v, want node's error naming the missing script", err)
+	}
+	q.Action = "s3:PutObject"
+	if _, again := ev.ask([]Question{q}); again == nil {
+		t.Error("a question after the failure was answered")
+	}
+}
