@@ -98,8 +98,8 @@ DEBUG_FUNCTIONS := CreatePlantFunction AuthorizerFunction
 # (registerRaceTests): the packages of RACE_FREE start no goroutine and no
 # server, in their code or their tests (samtemplate's TestRaceFreePackages
 # holds that), so the detector has nothing to watch there and only makes
-# them slower (the preflight's rules: 4 s plain, 40 s under -race). They run
-# first, on their own; every other package runs under -race.
+# them slower. They run first, on their own; every other package runs under
+# -race.
 RACE_FREE := ./internal/plant ./internal/glyph ./internal/logging ./functions/internal/emf ./tools/figures ./tools/toolcache ./tools/cmd/repocheck ./tools/preflight
 TEST_ENV   = $(BOOTSTRAPS_ENV)=$(BOOTSTRAPS) CI=true $(if $(filter true,$(CI)),,$(if $(shell command -v chromium || command -v chromium-browser || command -v google-chrome),,NO_BROWSER=1))
 test: node_modules moto $(TOOLS)/dlv chromium ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME executions

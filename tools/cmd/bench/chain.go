@@ -59,7 +59,7 @@ func (b *bench) chain() error {
 	if err != nil {
 		return err
 	}
-	// The gateway on a loopback port, as make start-api serves it.
+	// The gateway on a loopback port, over real HTTP.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
