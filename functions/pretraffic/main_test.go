@@ -131,7 +131,10 @@ func newUserPool(t *testing.T) *userPool {
 			io.WriteString(w, `{"error":"invalid_client"}`)
 			return
 		}
-		if r.ParseForm() != nil || r.PostForm.Get("grant_type") != "client_credentials" || r.PostForm.Get("scope") != fixtures.Scope {
+		// RFC 6749's grant: grant_type and scope in the form, the client's
+		// id and secret in basic authentication alone, never in the form.
+		if r.ParseForm() != nil || r.PostForm.Get("grant_type") != "client_credentials" || r.PostForm.Get("scope") != fixtures.Scope ||
+			r.PostForm.Has("client_secret") || r.PostForm.Has("client_id") {
 			w.WriteHeader(http.StatusBadRequest)
 			io.WriteString(w, `{"error":"invalid_request"}`)
 			return

@@ -44,33 +44,6 @@ func tokenHook(tokenEndpoint string) *hook {
 	}
 }
 
-// The grant is RFC 6749's: a POST of grant_type and scope, the client's id
-// and secret in HTTP basic authentication (never in the form), and the
-// access token of a bearer answer.
-func TestStackToken(t *testing.T) {
-	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, secret, ok := r.BasicAuth()
-		switch {
-		case r.Method != http.MethodPost || r.URL.Path != "/oauth2/token":
-			t.Errorf("%s %s, want POST /oauth2/token", r.Method, r.URL.Path)
-		case !ok || id != fixtures.Audience || secret != testSecret:
-			t.Errorf("basic authentication %q, %v: want the app client's id and secret", id, ok)
-		case r.ParseForm() != nil || r.PostForm.Get("grant_type") != "client_credentials" || r.PostForm.Get("scope") != fixtures.Scope:
-			t.Errorf("form %v, want grant_type client_credentials and scope %s", r.PostForm, fixtures.Scope)
-		case r.PostForm.Has("client_secret") || r.PostForm.Has("client_id"):
-			t.Errorf("form %v: the client's credentials belong in the Authorization header only", r.PostForm)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"access_token":"`+leakedToken+`","expires_in":3600,"token_type":"Bearer"}`)
-	}))
-	t.Cleanup(srv.Close)
-	got, err := tokenHook(srv.URL + "/oauth2/token").stackToken(t.Context())
-	if err != nil || got != leakedToken {
-		t.Errorf("stackToken() = %q, %v; want the endpoint's access token", got, err)
-	}
-}
-
 // Whatever the token endpoint answers, the error names what went wrong in
 // the hook's own words, never the secret or a token, even when the answer
 // echoes them: oauth2's RetrieveError quotes the body, and net/http quotes a
