@@ -35,7 +35,8 @@ var (
 // $PLANTSTORE_BOOTSTRAPS names: make test builds every bootstrap once into
 // <folder>/<function>/bootstrap (and <function>-debug/ for DebugBootstrap)
 // and hands the folder to every test binary, instead of each binary
-// linking its own.
+// linking its own. The folder is taken as it is: set the variable by hand
+// and an edit since the last make test goes untested.
 func Bootstrap(t testing.TB, function string) string {
 	t.Helper()
 	return build(t, function, false)
