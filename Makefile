@@ -203,9 +203,16 @@ smoke: ## black-box check of a running API: make smoke URL=... TOKEN=...
 smoke-local: ## start the local API (fresh store, free port), run the smoke checks against it, stop it
 	@$(GO) run ./tools/cmd/smoke -start ./cmd/localapi
 
+# sam build runs `make build-<Function>` with its whole environment
+# (aws-lambda-builders, workflows/custom_make/actions.py), and make hands the
+# variables of its command line to every make below it in MAKEFLAGS. So sam
+# runs without make's variables: DEBUG_BUILD=1 or GOARCH=... typed after
+# make deploy never reaches what it builds and ships.
+SAM := env -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES -u MAKELEVEL sam
+
 deploy: ## sam build && sam deploy (ENV=dev or ENV=prod: samconfig.toml's environments, S3_BUCKET= or SAM's managed bucket; DEPLOY_FLAGS=--guided the first time)
-	sam build $(if $(ENV),--config-env $(ENV))
-	sam deploy $(if $(ENV),--config-env $(ENV) $(if $(S3_BUCKET),--s3-bucket $(S3_BUCKET),--resolve-s3)) $(DEPLOY_FLAGS)
+	$(SAM) build $(if $(ENV),--config-env $(ENV))
+	$(SAM) deploy $(if $(ENV),--config-env $(ENV) $(if $(S3_BUCKET),--s3-bucket $(S3_BUCKET),--resolve-s3)) $(DEPLOY_FLAGS)
 
 load: node_modules ## drive the local API hard (embedded, DynamoDB mode, and a SIGKILL mid-load), then verify every write
 	$(GO) run ./tools/cmd/load -mode embedded -duration $(LOADTIME)

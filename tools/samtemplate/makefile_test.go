@@ -256,3 +256,57 @@ func TestRaceFreePackages(t *testing.T) {
 		}
 	}
 }
+
+// GNU make hands the variables of its command line to every make below it,
+// through MAKEFLAGS in the environment ("Communicating Variables to a
+// Sub-make"), and sam build runs `make build-<Function>` with its whole
+// environment (aws-lambda-builders, workflows/custom_make/actions.py:
+// CustomMakeAction.execute copies os.environ and adds ARTIFACTS_DIR). So
+// `make deploy DEBUG_BUILD=1 GOARCH=amd64` must still ship what a bare
+// sam build ships: a stand-in sam that builds as sam does (its make sees
+// the environment that make deploy gave sam) prints each build.
+func TestDeployHandsSamNoMakeVariables(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	log := filepath.Join(bin, "builds")
+	sam := `#!/bin/sh
+# sam build: make build-<Function> with sam's environment and ARTIFACTS_DIR.
+[ "$1" = build ] || exit 0
+for f in CreatePlantFunction AuthorizerFunction PreTrafficFunction; do
+  ARTIFACTS_DIR=x make -n --no-print-directory -C "` + root + `" build-$f >>"` + log + `" 2>&1 || exit 1
+done
+`
+	if err := os.WriteFile(filepath.Join(bin, "sam"), []byte(sam), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"DEBUG_BUILD=1"}, {"GOARCH=amd64"}, {"DEBUG_BUILD=1", "GOARCH=amd64", "ENV=dev"}} {
+		_ = os.Remove(log)
+		cmd := exec.Command("make", append([]string{"--no-print-directory", "-C", root, "deploy"}, args...)...)
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "MAKEFLAGS=") && !strings.HasPrefix(kv, "MFLAGS=") && !strings.HasPrefix(kv, "MAKELEVEL=") && !strings.HasPrefix(kv, "PATH=") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("make deploy %v with a stand-in sam: %v\n%s", args, err, out)
+		}
+		raw, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatalf("make deploy %v: the stand-in sam built nothing: %v", args, err)
+		}
+		builds := regexp.MustCompile(`GOARCH=(\w+) CGO_ENABLED=0 \S+ build -tags lambda\.norpc (.*) -o x/bootstrap `).FindAllStringSubmatch(string(raw), -1)
+		if len(builds) != 3 {
+			t.Fatalf("make deploy %v: sam's make printed %d builds, want 3:\n%s", args, len(builds), raw)
+		}
+		for _, b := range builds {
+			if b[1] != "arm64" || b[2] != "-trimpath -ldflags='-s -w'" {
+				t.Errorf("make deploy %v: sam build built GOARCH=%s with %s, want what ships (arm64, -trimpath -ldflags='-s -w')", args, b[1], b[2])
+			}
+		}
+	}
+}
