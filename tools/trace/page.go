@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -65,21 +64,21 @@ func (r *Recorder) page() http.Handler {
 		static.ServeHTTP(w, req)
 	})
 	mux.HandleFunc("GET "+PagePrefix+"{$}", func(w http.ResponseWriter, req *http.Request) {
-		http.Redirect(w, req, PagePrefix+"requests", http.StatusFound)
+		http.Redirect(w, req, r.Link("", "requests"), http.StatusFound)
 	})
 	mux.HandleFunc("GET "+PagePrefix+"requests", func(w http.ResponseWriter, req *http.Request) {
-		render(w, http.StatusOK, map[string]any{"View": "list", "Traces": r.Traces()})
+		r.render(w, http.StatusOK, map[string]any{"View": "list", "Traces": r.Traces()})
 	})
 	mux.HandleFunc("GET "+PagePrefix+"requests/{id}", func(w http.ResponseWriter, req *http.Request) {
 		t, ok := r.Get(req.PathValue("id"))
 		if !ok {
-			render(w, http.StatusNotFound, map[string]any{"View": "missing"})
+			r.render(w, http.StatusNotFound, map[string]any{"View": "missing"})
 			return
 		}
-		render(w, http.StatusOK, map[string]any{"View": "trace", "Trace": t})
+		r.render(w, http.StatusOK, map[string]any{"View": "trace", "Trace": t})
 	})
 	mux.HandleFunc("GET "+PagePrefix+"explorer", func(w http.ResponseWriter, req *http.Request) {
-		render(w, http.StatusOK, map[string]any{"View": "explorer", "Explorer": r.Explorer})
+		r.render(w, http.StatusOK, map[string]any{"View": "explorer", "Explorer": r.Explorer})
 	})
 	keyed := r.keyed(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -94,24 +93,21 @@ func (r *Recorder) Link(base, page string) string {
 	return base + PagePrefix + page + "?key=" + r.key
 }
 
-// keyed serves next only to a request that carries the run's key, in the
-// query (the printed link) or in the cookie that such a request gets, the
-// way Jupyter guards its server with a token: any local process, another
-// user's included, can reach a loopback port, and the explorer holds a
-// valid token. The cookie is HttpOnly, SameSite=Strict, scoped to the
-// page's path and named for the port (cookies do not tell ports apart).
+// keyed serves next only to a request that carries the run's key in its
+// query, the way Jupyter guards its server with a token: any local process,
+// another user's included, can reach a loopback port, and the explorer
+// holds a valid token. The key is never put in a cookie: cookies do not
+// isolate ports (RFC 6265 section 8.5, "Cookies do not provide isolation by
+// port"; https://www.rfc-editor.org/rfc/rfc6265#section-8.5), so the
+// browser would send it, or anything derived from it, which works as well
+// when replayed, to every server on 127.0.0.1. The pages carry the key in
+// the address of their own links, files and fetches instead (page.html,
+// static/page.js), and Referrer-Policy: no-referrer keeps those addresses
+// out of every request's Referer. The key stays in the browser's history,
+// which only the developer's own account reads.
 func (r *Recorder) keyed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		name := "plantstore_page"
-		if _, port, err := net.SplitHostPort(req.Host); err == nil {
-			name += "_" + port
-		}
-		if k := req.URL.Query().Get("key"); k != "" && r.isKey(k) {
-			http.SetCookie(w, &http.Cookie{Name: name, Value: r.key, Path: PagePrefix, HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			next.ServeHTTP(w, req)
-			return
-		}
-		if c, err := req.Cookie(name); err == nil && r.isKey(c.Value) {
+		if r.isKey(req.URL.Query().Get("key")) {
 			next.ServeHTTP(w, req)
 			return
 		}
@@ -131,10 +127,15 @@ func (r *Recorder) isKey(k string) bool {
 func pageHeaders(h http.Header) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
+	// The pages' addresses carry the run's key: no request from them names
+	// its page (https://www.w3.org/TR/referrer-policy/#referrer-policy-no-referrer).
+	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'")
 }
 
-func render(w http.ResponseWriter, status int, data map[string]any) {
+// render writes the page data shows, with the run's key for its links.
+func (r *Recorder) render(w http.ResponseWriter, status int, data map[string]any) {
+	data["Key"] = r.key
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, data); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)

@@ -1,9 +1,14 @@
 package trace
 
 import (
+	"html"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,7 +39,7 @@ func TestEveryPageAnswerCarriesTheCSP(t *testing.T) {
 		if rec.Code != c.status {
 			t.Errorf("%s %s: %d, want %d", c.method, c.path, rec.Code, c.status)
 		}
-		for _, k := range []string{"Content-Security-Policy", "X-Content-Type-Options", "Cache-Control"} {
+		for _, k := range []string{"Content-Security-Policy", "X-Content-Type-Options", "Cache-Control", "Referrer-Policy"} {
 			if rec.Header().Get(k) == "" {
 				t.Errorf("%s %s (%d) has no %s", c.method, c.path, rec.Code, k)
 			}
@@ -45,10 +50,10 @@ func TestEveryPageAnswerCarriesTheCSP(t *testing.T) {
 	}
 }
 
-// The pages answer only the run's key: the printed link sets a cookie
-// (HttpOnly, SameSite=Strict, named for the port) that opens them after;
-// without it, or with another key, every page and file is 403 and shows
-// nothing of the run, the explorer's token least of all.
+// The pages answer only the run's key, in the query: without it, with
+// another key, or with the key in a cookie (as the printed link once set),
+// every page and file is 403 and shows nothing of the run, the explorer's
+// token least of all.
 func TestThePagesWantTheRunsKey(t *testing.T) {
 	t.Parallel()
 	r := NewRecorder(io.Discard)
@@ -67,19 +72,77 @@ func TestThePagesWantTheRunsKey(t *testing.T) {
 		if rec := get(path, nil); rec.Code != http.StatusForbidden || strings.Contains(rec.Body.String(), "tok.en.value") {
 			t.Errorf("%s without the key: %d %s", path, rec.Code, rec.Body)
 		}
-		if rec := get(path, &http.Cookie{Name: "plantstore_page_3000", Value: "guess"}); rec.Code != http.StatusForbidden {
-			t.Errorf("%s with another key's cookie: %d", path, rec.Code)
+		if rec := get(path, &http.Cookie{Name: "plantstore_page_3000", Value: r.key}); rec.Code != http.StatusForbidden {
+			t.Errorf("%s with the key in a cookie: %d", path, rec.Code)
 		}
 	}
-	rec := get(r.Link("", "explorer"), nil)
-	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "tok.en.value") {
+	if rec := get(r.Link("", "explorer"), nil); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "tok.en.value") {
 		t.Fatalf("the printed link: %d", rec.Code)
 	}
-	cookies := rec.Result().Cookies()
-	if len(cookies) != 1 || cookies[0].Name != "plantstore_page_3000" || !cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode || cookies[0].Path != PagePrefix {
-		t.Fatalf("the printed link's cookie: %+v", cookies)
+}
+
+// The key never reaches a server on another port. Cookies do not isolate
+// ports (RFC 6265 section 8.5, "Cookies do not provide isolation by port"):
+// a cookie set by 127.0.0.1:3000 goes to every server on 127.0.0.1, so no
+// answer sets one, and whatever a cookie could carry (the key, an HMAC of
+// it) the receiver could replay. The key travels in the query of the
+// pages' own links instead: every page, file and redirect reached from the
+// printed links, followed as a browser would, opens with the key in its
+// address alone (the requests carry no cookie), sets no cookie, links under
+// the prefix only with the key, and says Referrer-Policy: no-referrer, so
+// neither a link to another origin nor the explorer's requests to the API
+// carry the page's address.
+func TestThePageKeyStaysOnItsPort(t *testing.T) {
+	t.Parallel()
+	r := NewRecorder(io.Discard)
+	r.Explorer = Explorer{Token: "tok.en.value", Operations: []Operation{{Method: "POST", Path: "/plants"}}}
+	h := r.Handler(http.NotFoundHandler())
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "/plants", nil))
+	id := rec.Header().Get(TraceHeader)
+
+	ref := regexp.MustCompile(`(?:href|src|data-live)="(` + PagePrefix + `[^"]*)"`)
+	todo := []string{r.Link("", "requests"), r.Link("", "explorer"), r.Link("", ""), r.Link("", "requests/none")}
+	seen, bad := map[string]bool{}, map[string]bool{}
+	for len(todo) > 0 {
+		u := todo[0]
+		todo = todo[1:]
+		if seen[u] {
+			continue
+		}
+		seen[u] = true
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1:3000"+u, nil))
+		if rec.Code >= 400 && !strings.Contains(u, "/none?") {
+			t.Errorf("%s: %d, want it open with the key alone", u, rec.Code)
+		}
+		if c := rec.Header().Values("Set-Cookie"); len(c) > 0 {
+			t.Errorf("%s sets a cookie, which every port of the host receives: %q", u, c)
+		}
+		if got := rec.Header().Get("Referrer-Policy"); got != "no-referrer" {
+			t.Errorf("%s: Referrer-Policy %q, want no-referrer", u, got)
+		}
+		var links []string
+		if l := rec.Header().Get("Location"); l != "" {
+			links = append(links, l)
+		}
+		for _, m := range ref.FindAllStringSubmatch(rec.Body.String(), -1) {
+			links = append(links, html.UnescapeString(m[1]))
+		}
+		for _, l := range links {
+			if link, err := url.Parse(l); err != nil || link.Query().Get("key") != r.key {
+				if !bad[l] {
+					t.Errorf("%s links to %s, without the key", u, l)
+				}
+				bad[l] = true
+				continue
+			}
+			todo = append(todo, l)
+		}
 	}
-	if rec := get(PagePrefix+"requests", cookies[0]); rec.Code != http.StatusOK {
-		t.Errorf("a page with the cookie: %d", rec.Code)
+	for _, want := range []string{PagePrefix + "requests/" + id, PagePrefix + "static/page.js", PagePrefix + "static/page.css"} {
+		if !seen[want+"?key="+r.key] {
+			t.Errorf("the pages never link to %s with the key; reached %v", want, slices.Sorted(maps.Keys(seen)))
+		}
 	}
 }

@@ -5,12 +5,17 @@ import (
 	"context"
 	"fmt"
 	"image/png"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -95,22 +100,43 @@ func chromium(t *testing.T) string {
 // and its functions' log lines (the createplant request line with the
 // Lambda request id); the explorer, built from api/openapi.yaml, sends its
 // example with the printed token and shows the answer and a link to its
-// trace. Every file comes from start-api: a request to any other origin
-// fails the test. The screenshots are real pictures of the pages;
-// SCREENSHOT=path keeps the request's (docs/trace.png is one).
+// trace. The browser gets there by the pages' own links from the printed
+// one, which alone carries the key (list, a trace, the explorer, the
+// explorer's trace link). Every file comes from start-api: a request to
+// any other origin fails the test, and so does the key in a request that
+// is not for a page (a Referer to the API). Then the page sends the browser to a
+// server on another loopback port, as any link could: it must receive
+// nothing of the key (cookies do not isolate ports, RFC 6265 section 8.5,
+// so a cookie the pages set would go there). The screenshots are real
+// pictures of the pages; SCREENSHOT=path keeps the request's
+// (docs/trace.png is one).
 func TestThePageShowsEachRequest(t *testing.T) {
 	t.Parallel()
 	browser := chromium(t)
 	banner, out := startAPIOut(t, bootstrapDir(t))
-	// The printed link carries the run's key; it sets the cookie that
-	// opens the other pages.
 	pageLink := regexp.MustCompile(`Requests, each with its steps and log lines: (\S+) `).FindStringSubmatch(out.WaitMatch(t, regexp.MustCompile(`Requests, each with its steps and log lines: \S+ `)))[1]
+	key := pageLink[strings.Index(pageLink, "?key=")+len("?key="):]
 	id := time.Now().UnixNano()
 	if status, _ := send(t, banner.URL, banner.Token, fmt.Sprintf(`{"id":%d,"name":"Monstera","tag":"indoor"}`, id)); status != 200 {
 		t.Fatalf("create: %d", status)
 	}
 	_, conflict := send(t, banner.URL, banner.Token, fmt.Sprintf(`{"id":%d,"name":"Other"}`, id))
 	send(t, banner.URL, "", `{}`)
+
+	// Another server on the same loopback host, another port: what a
+	// local user's own server would receive.
+	var mu sync.Mutex
+	var other []string
+	b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		other = append(other, fmt.Sprintf("%s %s %q", req.Method, req.URL, req.Header))
+		mu.Unlock()
+		_, _ = io.WriteString(w, `<!doctype html><title>another port</title><p id="elsewhere">another port</p>`)
+	}))
+	defer b.Close()
+	u, _ := url.Parse(banner.URL)
+	otherOrigin := "http://" + net.JoinHostPort(u.Hostname(), strconv.Itoa(b.Listener.Addr().(*net.TCPAddr).Port))
+	otherURL := otherOrigin + trace.PagePrefix + "elsewhere" // the pages' path: a cookie scoped to it goes there too
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1280, 800))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -119,15 +145,17 @@ func TestThePageShowsEachRequest(t *testing.T) {
 	defer cancel()
 	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute) // catches a hang only
 	defer cancelTimeout()
-	var mu sync.Mutex
 	var loaded, elsewhere []string
 	chromedp.ListenTarget(ctx, func(ev any) {
 		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
 			mu.Lock()
 			defer mu.Unlock()
 			loaded = append(loaded, e.Request.URL)
-			if !strings.HasPrefix(e.Request.URL, banner.URL+"/") {
+			if !strings.HasPrefix(e.Request.URL, banner.URL+"/") && !strings.HasPrefix(e.Request.URL, otherOrigin+"/") {
 				elsewhere = append(elsewhere, e.Request.URL)
+			}
+			if !strings.HasPrefix(e.Request.URL, banner.URL+trace.PagePrefix) && strings.Contains(fmt.Sprint(e.Request.Headers), key) {
+				elsewhere = append(elsewhere, fmt.Sprintf("%s with the key in %v", e.Request.URL, e.Request.Headers))
 			}
 		}
 	})
@@ -161,7 +189,7 @@ func TestThePageShowsEachRequest(t *testing.T) {
 	var steps []string
 	var logs string
 	if err := chromedp.Run(ctx,
-		chromedp.Navigate(banner.URL+"/_plantstore/requests/"+conflict),
+		chromedp.Click(`#requests tr.trace[data-id="`+conflict+`"] a`),
 		chromedp.WaitVisible(`#steps tr.step`),
 		chromedp.Evaluate(`[...document.querySelectorAll("#steps tr.step td.name")].map(td => td.innerText)`, &steps),
 		chromedp.Text(`#logs`, &logs),
@@ -177,9 +205,9 @@ func TestThePageShowsEachRequest(t *testing.T) {
 		t.Errorf("the conflict's log lines do not show createplant's request line:\n%s", logs)
 	}
 
-	var status, answer, link string
+	var status, answer, link, opened string
 	if err := chromedp.Run(ctx,
-		chromedp.Navigate(banner.URL+"/_plantstore/explorer"),
+		chromedp.Click(`nav a[href^="/_plantstore/explorer"]`),
 		chromedp.WaitVisible(`section.operation[data-path="/plants"] button.send`),
 		chromedp.SetValue(`section.operation textarea.body`, fmt.Sprintf(`{"id": %d, "name": "Monstera", "tag": "indoor"}`, id+1)),
 		chromedp.Click(`section.operation button.send`),
@@ -187,16 +215,29 @@ func TestThePageShowsEachRequest(t *testing.T) {
 		chromedp.Text(`.answer .status`, &status),
 		chromedp.Text(`.answer .answer-body`, &answer),
 		chromedp.AttributeValue(`.answer .trace-link`, "href", &link, nil),
+		chromedp.Click(`.answer .trace-link`),
+		chromedp.WaitVisible(`#trace`),
+		chromedp.AttributeValue(`#trace`, "data-id", &opened, nil),
 	); err != nil {
 		t.Fatal(err)
 	}
-	if status != "200" || !strings.Contains(answer, `"name": "Monstera"`) || !strings.HasPrefix(link, "/_plantstore/requests/") {
-		t.Errorf("the explorer's send: %s %q, link %q; want 200 with the plant and its trace", status, answer, link)
+	if status != "200" || !strings.Contains(answer, `"name": "Monstera"`) || !strings.HasPrefix(link, "/_plantstore/requests/"+opened+"?") {
+		t.Errorf("the explorer's send: %s %q, link %q opened trace %q; want 200 with the plant and its trace", status, answer, link, opened)
+	}
+
+	if err := chromedp.Run(ctx,
+		chromedp.Evaluate(`location.assign(`+strconv.Quote(otherURL)+`)`, nil),
+		chromedp.WaitVisible(`#elsewhere`),
+	); err != nil {
+		t.Fatal(err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(elsewhere) > 0 || !slices.ContainsFunc(loaded, func(u string) bool { return strings.HasSuffix(u, "/static/page.js") }) {
-		t.Errorf("the browser loaded %q; want start-api's own files only, its script among them", loaded)
+	if len(other) == 0 || strings.Contains(strings.Join(other, "\n"), key) {
+		t.Errorf("the server on another port received:\n%s\nwant requests with nothing of the key %s", strings.Join(other, "\n"), key)
+	}
+	if len(elsewhere) > 0 || !slices.ContainsFunc(loaded, func(u string) bool { return strings.Contains(u, "/static/page.js") }) {
+		t.Errorf("the browser loaded %q; want start-api's own files only, its script among them, and the key sent only to them: %q", loaded, elsewhere)
 	}
 }
 

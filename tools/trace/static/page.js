@@ -1,6 +1,8 @@
 // The page's only script: the request list refreshes itself, and the API
 // explorer sends requests with the bearer token. Served by start-api; no
 // CDN, nothing inline (the page's Content-Security-Policy allows 'self').
+// The pages' own addresses carry the run's key (?key=); the requests to
+// the API never do.
 "use strict";
 
 const list = document.querySelector("#requests[data-live]");
@@ -35,8 +37,13 @@ for (const op of document.querySelectorAll("section.operation")) {
     status.textContent = res.status;
     status.className = "status " + (res.status >= 500 ? "s5" : res.status >= 400 ? "s4" : "s2");
     answer.dataset.status = res.status;
+    // The link keeps the query the page gave it: the run's key, which the
+    // pages want and which no cookie carries (page.go, keyed).
     const id = res.headers.get("X-Plantstore-Trace");
-    answer.querySelector(".trace-link").href = id ? "/_plantstore/requests/" + id : "/_plantstore/requests";
+    const link = answer.querySelector(".trace-link");
+    const to = new URL(link.getAttribute("href"), location.href);
+    to.pathname = id ? "/_plantstore/requests/" + encodeURIComponent(id) : "/_plantstore/requests";
+    link.setAttribute("href", to.pathname + to.search);
     answer.querySelector(".answer-body").textContent = shown;
     answer.hidden = false;
   });
