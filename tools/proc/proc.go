@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/childproc"
+	"github.com/plantstore/plantstore/tools/trace"
 )
 
 // ExitOnSignal makes the first SIGINT or SIGTERM stop every child, remove
@@ -39,7 +40,8 @@ const stopGrace = 3 * time.Second
 // SIGTERM; if run has not returned stopGrace later, the children are
 // stopped, which ends the invocations they hold; a second signal stops the
 // children and exits at once (status 130). An error is printed as "name:
-// error" and the exit status is 1; the children are stopped either way.
+// error", escaped, and the exit status is 1; the children are stopped
+// either way.
 func Main(name string, run func(ctx context.Context) error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
@@ -62,7 +64,10 @@ func Main(name string, run func(ctx context.Context) error) {
 	cancel()
 	childproc.StopAll()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		// The error may carry the repository's data (an env file's
+		// value, the compiler's output on a file's name): escaped line by
+		// line (trace.Escape), as git writes such a path (core.quotePath).
+		fmt.Fprintf(trace.Escaper(os.Stderr), "%s: %v\n", name, err)
 		os.Exit(1)
 	}
 }
