@@ -2,6 +2,7 @@ package samtemplate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -155,19 +156,27 @@ func (t *Template) RestAPI(id string) (*API, error) {
 // functionOf reads the function an authorizer's FunctionArn names: !GetAtt
 // Fn.Arn (the unqualified function, $LATEST) or !Ref Fn.Alias (its
 // AutoPublishAlias, which SAM resolves to the alias ARN). Locally both run
-// the function's one build.
+// the function's one build. Fn must be a function of the template, as
+// CloudFormation refuses a GetAtt or Ref of an undefined resource: the
+// tools hand the name to make (build-Fn) and join it into a bootstrap's
+// path, so only a logical ID that Parse has checked may come out.
 func (t *Template) functionOf(v any) (string, error) {
-	if fn, attr, ok := GetAttOf(v); ok && attr == "Arn" {
-		return fn, nil
+	fn, attr, ok := GetAttOf(v)
+	ref := RefTo(v)
+	switch {
+	case ok && attr == "Arn":
+	case strings.HasSuffix(ref, ".Alias"):
+		fn = strings.TrimSuffix(ref, ".Alias")
+	default:
+		return "", fmt.Errorf("FunctionArn %v is neither !GetAtt <Function>.Arn nor !Ref <Function>.Alias", v)
 	}
-	if ref := RefTo(v); strings.HasSuffix(ref, ".Alias") {
-		fn := strings.TrimSuffix(ref, ".Alias")
-		if t.autoPublishAlias(fn) == "" {
-			return "", fmt.Errorf("FunctionArn !Ref %s: %s has no AutoPublishAlias", ref, fn)
-		}
-		return fn, nil
+	if !slices.Contains(t.Functions(), fn) {
+		return "", fmt.Errorf("FunctionArn names %q, and the template has no function of that logical ID (it has %v)", fn, t.Functions())
 	}
-	return "", fmt.Errorf("FunctionArn %v is neither !GetAtt <Function>.Arn nor !Ref <Function>.Alias", v)
+	if ref != "" && t.autoPublishAlias(fn) == "" {
+		return "", fmt.Errorf("FunctionArn !Ref %s: %s has no AutoPublishAlias", ref, fn)
+	}
+	return fn, nil
 }
 
 // autoPublishAlias is a function's AutoPublishAlias, its own or the

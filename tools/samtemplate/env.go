@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -126,7 +129,11 @@ func (t *Template) ResolveEnv(function string, shell func(string) (string, bool)
 	overrides := map[string]any{}
 	maps.Copy(overrides, file["Parameters"])
 	maps.Copy(overrides, file[function])
-	for name, value := range declared {
+	for _, name := range slices.Sorted(maps.Keys(declared)) {
+		if !envName.MatchString(name) {
+			return nil, fmt.Errorf("%s: environment variable %q: Lambda allows only names of %s", function, name, envName)
+		}
+		value := declared[name]
 		if v, ok := shell(name); ok {
 			value = v
 		}
@@ -135,8 +142,25 @@ func (t *Template) ResolveEnv(function string, shell func(string) (string, bool)
 		}
 		env[name] = stringify(value)
 	}
+	for _, name := range slices.Sorted(maps.Keys(env)) {
+		if strings.Contains(env[name], "\x00") {
+			return nil, fmt.Errorf("%s: environment variable %q holds a NUL, which no process's environment can carry", function, name)
+		}
+	}
 	return env, nil
 }
+
+// envName is Lambda's rule for an environment variable's name (the key
+// pattern [a-zA-Z]([a-zA-Z0-9_])+ of the Environment API type,
+// https://docs.aws.amazon.com/lambda/latest/dg/API_Environment.html; a
+// deploy with another name fails). SAM CLI hands any name to Docker; here
+// the function runs on the reviewer's machine, where a name holding "=" or
+// NUL would set another variable or cut the entry, so the deployed rule
+// holds locally too. The names and values are otherwise data: PATH or
+// LD_PRELOAD may be declared, as Lambda allows, and reach the function (and
+// the Delve that runs it under DEBUG=...), which runs the pull request's
+// own code already.
+var envName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]+$`)
 
 // FunctionTimeout is the function's Timeout (or Globals'), 3 s by default.
 func (t *Template) FunctionTimeout(function string) time.Duration {

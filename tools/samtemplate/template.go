@@ -62,14 +62,20 @@ func Parse(raw []byte) (*Template, error) {
 	return &Template{Doc: m}, nil
 }
 
-// logicalID is CloudFormation's and SAM's rule for a logical ID ("The
+// LogicalIDRule is CloudFormation's and SAM's rule for a logical ID ("The
 // logical ID must be alphanumeric (A-Za-z0-9) and unique within the
 // template", CloudFormation's template anatomy; the SAM translator's
 // Resource._validate_logical_id: ^[A-Za-z0-9]+$, "Logical ids must be
 // alphanumeric."). A template is a pull request's data: an ID is handed to
 // make as a target name and joined into bootstrap paths, so one that breaks
 // the rule is refused before anything runs.
-var logicalID = regexp.MustCompile(`^[A-Za-z0-9]+$`)
+const LogicalIDRule = `^[A-Za-z0-9]+$`
+
+var logicalID = regexp.MustCompile(LogicalIDRule)
+
+// IsLogicalID reports whether id follows LogicalIDRule: the only names the
+// tools hand make (build-<ID>) or join into a path.
+func IsLogicalID(id string) bool { return logicalID.MatchString(id) }
 
 // checkLogicalIDs refuses the first ID of a section that breaks the rule,
 // quoted so that no byte of it reaches a terminal raw.
@@ -83,7 +89,7 @@ func checkLogicalIDs(doc map[string]any) error {
 		sort.Strings(names)
 		for _, id := range names {
 			if !logicalID.MatchString(id) {
-				return fmt.Errorf("%s: logical ID %q is not alphanumeric: SAM and CloudFormation allow only ^[A-Za-z0-9]+$ (\"Logical ids must be alphanumeric\")", section, id)
+				return fmt.Errorf("%s: logical ID %q is not alphanumeric: SAM and CloudFormation allow only %s (\"Logical ids must be alphanumeric\")", section, id, LogicalIDRule)
 			}
 		}
 	}
