@@ -15,6 +15,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 
 	"github.com/plantstore/plantstore/internal/dynamoemu"
@@ -112,10 +113,27 @@ func (s *Set) Close() {
 // dir/<Function>/bootstrap with the Makefile's build-<Function> targets (the
 // recipe sam build runs) in root, and returns the build's output.
 // The function named debug, if any, is built for a debugger (DEBUG_BUILD=1).
+//
+// make reads its command line as syntax: an argument holding "=" is a
+// variable assignment, and a "$" in a variable's value is expanded (passing
+// the value in the environment instead changes nothing: make imports it as
+// a variable too), and the recipe's shell splits and expands the rest. So
+// only plain words reach it: each function must be a logical ID
+// (samtemplate.IsLogicalID) and each ARTIFACTS_DIR a plain path
+// (plainPath); anything else is refused, naming it and the rule, before
+// make runs.
 func Build(root, dir string, functions []string, debug string) (string, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
+	}
+	for _, fn := range functions {
+		if !samtemplate.IsLogicalID(fn) {
+			return "", fmt.Errorf("build %q: not a logical ID (%s), which make would read as syntax", fn, samtemplate.LogicalIDRule)
+		}
+		if out := filepath.Join(dir, fn); !plainPath.MatchString(out) {
+			return "", fmt.Errorf("build %s: the folder %q holds a character that make or the shell reads as syntax; ARTIFACTS_DIR takes only %s (TMPDIR=... picks another temporary folder)", fn, out, plainPath)
+		}
 	}
 	var out bytes.Buffer
 	for _, fn := range functions {
@@ -131,3 +149,8 @@ func Build(root, dir string, functions []string, debug string) (string, error) {
 	}
 	return out.String(), nil
 }
+
+// plainPath is what Build hands make as ARTIFACTS_DIR: characters that
+// neither make (a "$") nor the recipe's shell (spaces, quotes, ";", "~",
+// globs ...) reads as syntax.
+var plainPath = regexp.MustCompile(`^[A-Za-z0-9/._+-]+$`)
