@@ -24,6 +24,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -209,8 +210,9 @@ type Function struct {
 	err    error         // its exit, once exited is closed
 }
 
-// Run starts the bootstrap at path with env (plus AWS_LAMBDA_RUNTIME_API and
-// the variables Lambda always sets); its output goes to output.
+// Run starts the bootstrap at path with env (plus AWS_LAMBDA_RUNTIME_API,
+// which env cannot change, and the variables Lambda always sets, which it
+// can); its output goes to output.
 func (s *Server) Run(path string, env []string, output io.Writer) (*Function, error) {
 	return s.start(exec.Command(path), env, output)
 }
@@ -295,8 +297,14 @@ func (w *listenWatch) last() string {
 }
 
 func (s *Server) start(cmd *exec.Cmd, env []string, output io.Writer) (*Function, error) {
-	cmd.Env = append([]string{
-		"AWS_LAMBDA_RUNTIME_API=" + s.Addr(),
+	// env (the template's and the env file's, data of a pull request)
+	// may set any of these but AWS_LAMBDA_RUNTIME_API, which is the
+	// emulator's: the Runtime Interface Emulator that sam local runs puts
+	// its own address over the function's variables (RuntimeExecEnv in
+	// aws-lambda-runtime-interface-emulator's
+	// lambda/rapidcore/env/environment.go merges the Platform variables
+	// last), and exec.Cmd takes the last of a name.
+	cmd.Env = slices.Concat([]string{
 		"AWS_LAMBDA_FUNCTION_NAME=local",
 		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
 		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=128",
@@ -304,7 +312,7 @@ func (s *Server) start(cmd *exec.Cmd, env []string, output io.Writer) (*Function
 		"AWS_LAMBDA_LOG_STREAM_NAME=local",
 		"LAMBDA_TASK_ROOT=/var/task",
 		"TZ=:UTC",
-	}, env...)
+	}, env, []string{"AWS_LAMBDA_RUNTIME_API=" + s.Addr()})
 	cmd.Stdout, cmd.Stderr = output, output
 	if err := childproc.Start(cmd); err != nil {
 		return nil, err
