@@ -14,6 +14,7 @@ import (
 
 	"github.com/plantstore/plantstore/tools/localfn"
 	"github.com/plantstore/plantstore/tools/samtemplate"
+	"github.com/plantstore/plantstore/tools/trace"
 	"github.com/plantstore/plantstore/tools/watch"
 )
 
@@ -23,7 +24,14 @@ import (
 // envFile when set, until ctx ends; each change goes to apply, and what
 // apply did (done; "" for a change it leaves alone) or why it failed is one
 // line on out. A failed apply leaves the last good version serving.
+//
+// Those lines carry the repository's data (the names of the files that
+// changed, the compiler's output, which names them again): each line is
+// escaped (trace.Escape), as git writes a path with control characters
+// (core.quotePath), so that a file named with ESC ]52 shows, never writes
+// the clipboard.
 func Reload(ctx context.Context, root, envFile string, out io.Writer, apply func(context.Context, watch.Change) (done string, err error)) error {
+	out = trace.Escaper(out)
 	w, err := watch.New(root, envFile, 150*time.Millisecond)
 	if err != nil {
 		return err

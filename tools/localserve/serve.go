@@ -83,6 +83,13 @@ func (c Command) Parse(args []string, lookupEnv func(string) (string, bool), std
 
 // Serve runs the command's tool as cfg says until ctx ends.
 func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) error {
+	// The repository is a pull request's data, and its template and env
+	// file reach the banner (an authorizer's scope, a stage, the
+	// functions' names): every line is escaped, as git writes a path with
+	// control characters (core.quotePath, git-config(1): "control
+	// characters are always quoted"), by the one rule for what requests
+	// carry (trace.Escape).
+	stdout = trace.Escaper(stdout)
 	tool := c.Tool(cfg, lookupEnv, stdout)
 	tpl, err := samtemplate.Load(cfg.Template)
 	if err != nil {
