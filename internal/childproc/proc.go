@@ -10,13 +10,26 @@
 // and StopAll, which each tool and TestMain defers, stops the ones still
 // running and removes the folders made by TempDir (tools/proc does the same
 // when a tool is interrupted).
+//
+// Each child runs in a process group of its own, so the terminal's Ctrl-C
+// (SIGINT to its foreground group) reaches the tool alone, and the tool
+// decides what its children get: InterruptAll passes the Ctrl-C on to
+// them, as the terminal would have, before KillAll.
 package childproc
 
 import (
 	"os"
 	"os/exec"
 	"sync"
+	"time"
 )
+
+// waitDelay bounds how long Wait waits, once a child has exited, for its
+// output pipes to close: a process it started in a group of its own (Delve
+// starts its debuggee so) would keep them open, and Wait, with whoever
+// waits for the child, for as long as that process runs (os/exec's
+// Cmd.WaitDelay).
+const waitDelay = 2 * time.Second
 
 var (
 	mu      sync.Mutex
@@ -37,9 +50,13 @@ func TempDir(pattern string) (string, error) {
 }
 
 // Start starts cmd in a process group of its own, tied to this process where
-// the system allows, and records it for StopAll.
+// the system allows, and records it for StopAll. Its Wait returns at most
+// waitDelay after it exited, unless cmd sets a WaitDelay of its own.
 func Start(cmd *exec.Cmd) error {
 	prepare(cmd)
+	if cmd.WaitDelay == 0 {
+		cmd.WaitDelay = waitDelay
+	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -67,23 +84,48 @@ func Terminate(cmd *exec.Cmd) {
 	}
 }
 
+// InterruptAll sends SIGINT to the process group of every child started by
+// Start that has not been stopped, as the terminal's Ctrl-C would have
+// reached it in the terminal's group: a child that ends what it started
+// on SIGINT does so (Delve kills its debuggee; make waits for its
+// commands, and the go command for its compiler and linker). It leaves
+// the children recorded, for KillAll. Where there are no signals it does
+// nothing.
+func InterruptAll() {
+	for _, c := range children() {
+		interruptGroup(c)
+	}
+}
+
+// KillAll kills every child started by Start that has not been stopped,
+// with its process group.
+func KillAll() {
+	for _, c := range children() {
+		Kill(c)
+	}
+}
+
 // StopAll kills every child started by Start that has not been stopped, and
 // removes the folders made by TempDir.
 func StopAll() {
+	KillAll()
 	mu.Lock()
+	dirs := temps
+	temps = nil
+	mu.Unlock()
+	for _, d := range dirs {
+		_ = os.RemoveAll(d)
+	}
+}
+
+func children() []*exec.Cmd {
+	mu.Lock()
+	defer mu.Unlock()
 	cmds := make([]*exec.Cmd, 0, len(running))
 	for c := range running {
 		cmds = append(cmds, c)
 	}
-	dirs := temps
-	temps = nil
-	mu.Unlock()
-	for _, c := range cmds {
-		Kill(c)
-	}
-	for _, d := range dirs {
-		_ = os.RemoveAll(d)
-	}
+	return cmds
 }
 
 func forget(cmd *exec.Cmd) {

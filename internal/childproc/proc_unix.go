@@ -14,3 +14,5 @@ func killGroup(cmd *exec.Cmd) {
 }
 
 func terminate(cmd *exec.Cmd) { _ = cmd.Process.Signal(syscall.SIGTERM) }
+
+func interruptGroup(cmd *exec.Cmd) { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }

@@ -3,10 +3,13 @@
 package proc_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,36 +23,52 @@ import (
 
 // The helper process of the Main tests: Main running a function whose
 // invocation is held (it waits for a child, as a function under a debugger
-// waits for Delve) or that never returns at all.
+// waits for Delve), that never returns at all, or that prints a line once
+// it is stopped. It prints its child's pid and its temporary folder.
 func TestHelperMain(t *testing.T) {
 	mode := os.Getenv("PROC_HELPER_MAIN")
 	if mode == "" {
-		t.Skip("run by TestOneSignalEndsAHeldTool and TestASecondSignalEndsAToolAtOnce")
+		t.Skip("run by the tests of Main")
 	}
-	proc.Main("helper", func(ctx context.Context) error {
+	// With shorter steps than a tool's, as a test can wait for them.
+	steps := [3]time.Duration{100 * time.Millisecond, time.Second, 300 * time.Millisecond}
+	proc.MainWithin("helper", steps, func(ctx context.Context) error {
 		child := exec.Command("sleep", "600")
+		if mode == "trap" { // ends its own work on SIGINT, as Delve ends its debuggee
+			child = exec.Command("sh", "-c", `trap 'touch "$0"; exit 0' INT; while :; do sleep 0.05; done`, os.Getenv("PROC_HELPER_MARK"))
+		}
 		if err := childproc.Start(child); err != nil {
 			return err
 		}
-		os.Stdout.WriteString(strconv.Itoa(child.Process.Pid) + "\n")
-		if mode == "held" {
+		dir, err := childproc.TempDir("proc-helper-")
+		if err != nil {
+			return err
+		}
+		os.Stdout.WriteString(strconv.Itoa(child.Process.Pid) + " " + dir + "\n")
+		switch mode {
+		case "held", "trap":
 			_ = child.Wait() // ends only when the child is stopped
+			return nil
+		case "printing":
+			<-ctx.Done()
+			fmt.Println("helper stopped") // as a server's last line
 			return nil
 		}
 		select {} // never returns
 	})
 }
 
-// startTool starts TestHelperMain in the mode and returns it with its
-// child's pid.
-func startTool(t *testing.T, mode string) (*exec.Cmd, int, *strings.Builder) {
+// startTool starts TestHelperMain in the mode, with env, and returns it
+// with its child's pid and its temporary folder.
+func startTool(t *testing.T, mode string, env ...string) (*exec.Cmd, int, string, *strings.Builder) {
 	t.Helper()
-	cmd, line, stderr := startHelper(t, "TestHelperMain", "PROC_HELPER_MAIN="+mode)
-	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	cmd, line, stderr := startHelper(t, "TestHelperMain", append(env, "PROC_HELPER_MAIN="+mode)...)
+	pid, dir, _ := strings.Cut(line, " ")
+	n, err := strconv.Atoi(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cmd, pid, stderr
+	return cmd, n, dir, stderr
 }
 
 // exited waits for the tool to end (a minute only catches a hang) and
@@ -94,7 +113,7 @@ func gone(pid int) bool {
 // stopped after stopGrace, which ends the invocation, and it exits cleanly.
 func TestOneSignalEndsAHeldTool(t *testing.T) {
 	t.Parallel()
-	cmd, child, stderr := startTool(t, "held")
+	cmd, child, _, stderr := startTool(t, "held")
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +129,7 @@ func TestOneSignalEndsAHeldTool(t *testing.T) {
 // and leaves no child behind.
 func TestASecondSignalEndsAToolAtOnce(t *testing.T) {
 	t.Parallel()
-	cmd, child, stderr := startTool(t, "stuck")
+	cmd, child, _, stderr := startTool(t, "stuck")
 	// Ctrl-C pressed again and again, as a person does: two signals sent
 	// back to back can arrive as one.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -125,6 +144,86 @@ func TestASecondSignalEndsAToolAtOnce(t *testing.T) {
 	cancel()
 	if code != 130 || !strings.Contains(stderr.String(), "stopped at once by a second signal") {
 		t.Errorf("exit %d, want 130: %s", code, stderr)
+	}
+	if !gone(child) {
+		t.Errorf("its child %d outlived it", child)
+	}
+}
+
+// A closed terminal (SIGHUP) stops a tool as Ctrl-C does: its child is
+// stopped, its temporary folder removed, and it exits cleanly, even when
+// what read its output is gone too (make start-api | tee, in a terminal
+// that closed), where its last line fails to print.
+func TestAHangupCleansUp(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperMain$")
+	cmd.Env = append(os.Environ(), "PROC_HELPER_MAIN=printing")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the helper printed nothing: %v %s", err, stderr.String())
+	}
+	pid, dir, _ := strings.Cut(strings.TrimSpace(line), " ")
+	child, _ := strconv.Atoi(pid)
+	out.Close() // the reader is gone: the tool's next line meets a broken pipe
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if code := exited(t, cmd); code != 0 {
+		t.Errorf("exit %d (%v), want 0: %s", code, cmd.ProcessState, stderr.String())
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the temporary folder %s is still there (%v)", dir, err)
+	}
+	if !gone(child) {
+		t.Errorf("its child %d outlived it", child)
+	}
+}
+
+// A child is interrupted (SIGINT to its group, as the terminal's Ctrl-C
+// would reach it) before it is killed, so that it can end what it started
+// in groups of its own: Delve ends its debuggee on SIGINT, and dies with
+// it running on SIGKILL.
+func TestAChildIsInterruptedBeforeItIsKilled(t *testing.T) {
+	t.Parallel()
+	mark := filepath.Join(t.TempDir(), "interrupted")
+	cmd, child, _, stderr := startTool(t, "trap", "PROC_HELPER_MARK="+mark)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := exited(t, cmd); code != 0 {
+		t.Errorf("exit %d, want 0: %s", code, stderr)
+	}
+	if _, err := os.Stat(mark); err != nil {
+		t.Errorf("the child was not interrupted: %v", err)
+	}
+	if !gone(child) {
+		t.Errorf("its child %d outlived it", child)
+	}
+}
+
+// One Ctrl-C ends a tool whose run never returns: its last resort, a bound
+// after its children were killed, exits 130 and leaves neither child nor
+// folder.
+func TestOneSignalEndsAStuckTool(t *testing.T) {
+	t.Parallel()
+	cmd, child, dir, stderr := startTool(t, "stuck")
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := exited(t, cmd); code != 130 || !strings.Contains(stderr.String(), "stopped at once") {
+		t.Errorf("exit %d, want 130: %s", code, stderr)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the temporary folder %s is still there (%v)", dir, err)
 	}
 	if !gone(child) {
 		t.Errorf("its child %d outlived it", child)

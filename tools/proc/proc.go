@@ -1,6 +1,6 @@
-// Package proc runs the commands of the tooling: it ends them on SIGINT and
-// SIGTERM with every child they started (internal/childproc) stopped and
-// their temporary folders removed.
+// Package proc runs the commands of the tooling: it ends them on SIGINT,
+// SIGTERM and SIGHUP with every child they started (internal/childproc)
+// stopped and their temporary folders removed.
 package proc
 
 import (
@@ -15,13 +15,28 @@ import (
 	"github.com/plantstore/plantstore/tools/trace"
 )
 
-// ExitOnSignal makes the first SIGINT or SIGTERM stop every child, remove
-// the temporary folders and exit with status 130, saying so on stderr. For
-// tools that run to completion (bench, load, smoke); servers shut down
-// gracefully on their context instead.
+// stopSignals stop a tool: Ctrl-C (SIGINT, which the terminal sends to its
+// whole foreground process group), a kill (SIGTERM) and a closed terminal
+// (SIGHUP, which the shell sends to each of its jobs). All three clean up
+// alike.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// keepOnBrokenPipe keeps a stopping tool alive when what read its output is
+// gone (make start-api | tee, in a terminal that closed): without a
+// channel for SIGPIPE, Go ends the program when a write to stdout or
+// stderr meets a broken pipe, before its clean-up (os/signal, "SIGPIPE").
+// With one, the write fails and the tool goes on; nothing reads the
+// channel, as a broken pipe alone is no reason to stop.
+func keepOnBrokenPipe() { signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) }
+
+// ExitOnSignal makes the first SIGINT, SIGTERM or SIGHUP stop every child,
+// remove the temporary folders and exit with status 130, saying so on
+// stderr. For tools that run to completion (bench, load, smoke); servers
+// shut down gracefully on their context instead.
 func ExitOnSignal(name string) {
+	keepOnBrokenPipe()
 	c := make(chan os.Signal, 1)
-	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(c, stopSignals...)
 	go func() {
 		s := <-c
 		childproc.StopAll()
@@ -30,33 +45,52 @@ func ExitOnSignal(name string) {
 	}()
 }
 
-// stopGrace is how long a stopping tool waits, after the first SIGINT or
-// SIGTERM, before it stops its children itself: a function held by a
-// debugger, or one that never answers, would hold the shutdown otherwise.
-const stopGrace = 3 * time.Second
+// The steps of a tool's stop after the first signal, each after the one
+// before: stopGrace lets the requests in flight finish; then the children
+// are interrupted (a function held by a debugger, or one that never
+// answers, would hold the shutdown otherwise); killGrace later those left
+// are killed; exitGrace later the tool exits whatever it still waits for.
+// One Ctrl-C so ends everything within their sum.
+const (
+	stopGrace = 3 * time.Second
+	killGrace = 2 * time.Second
+	exitGrace = 5 * time.Second
+)
 
 // Main runs a command of the tooling that serves until it is stopped (make
-// invoke, make start-api): run's context ends on the first SIGINT or
-// SIGTERM; if run has not returned stopGrace later, the children are
-// stopped, which ends the invocations they hold; a second signal stops the
-// children and exits at once (status 130). An error is printed as "name:
-// error", escaped, and the exit status is 1; the children are stopped
-// either way.
+// invoke, make start-api): run's context ends on the first SIGINT, SIGTERM
+// or SIGHUP; if run has not returned stopGrace later, each child is
+// interrupted (childproc.InterruptAll: Delve then ends its debuggee, make
+// its build), killGrace later killed, and exitGrace later the tool stops
+// at once, as a second signal stops it at any time: the children are
+// killed, the temporary folders removed and the exit status is 130. When
+// run returns, an error is printed as "name: error", escaped, and the exit
+// status is 1; the children are stopped and the folders removed either way.
 func Main(name string, run func(ctx context.Context) error) {
+	mainWithin(name, [3]time.Duration{stopGrace, killGrace, exitGrace}, run)
+}
+
+// mainWithin is Main with the steps of its stop.
+func mainWithin(name string, steps [3]time.Duration, run func(ctx context.Context) error) {
+	keepOnBrokenPipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals...)
 	go func() {
 		<-sigs
 		cancel()
-		select {
-		case <-sigs:
-		case <-time.After(stopGrace):
-			childproc.StopAll()
-			<-sigs
+		msg := "stopped at once by a second signal; its processes are gone"
+		if !signalWithin(sigs, steps[0]) {
+			childproc.InterruptAll()
+			if !signalWithin(sigs, steps[1]) {
+				childproc.KillAll()
+				if !signalWithin(sigs, steps[2]) {
+					msg = fmt.Sprintf("still running %s after the signal: stopped at once; its processes are gone", steps[0]+steps[1]+steps[2])
+				}
+			}
 		}
 		childproc.StopAll()
-		fmt.Fprintf(os.Stderr, "%s: stopped at once by a second signal; its processes are gone\n", name)
+		fmt.Fprintf(os.Stderr, "%s: %s\n", name, msg)
 		os.Exit(130)
 	}()
 	err := run(ctx)
@@ -69,5 +103,17 @@ func Main(name string, run func(ctx context.Context) error) {
 		// line (trace.Escape), as git writes such a path (core.quotePath).
 		fmt.Fprintf(trace.Escaper(os.Stderr), "%s: %v\n", name, err)
 		os.Exit(1)
+	}
+}
+
+// signalWithin says whether a signal arrives on sigs within d.
+func signalWithin(sigs <-chan os.Signal, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-sigs:
+		return true
+	case <-t.C:
+		return false
 	}
 }

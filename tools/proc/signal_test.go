@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/plantstore/plantstore/internal/childproc"
@@ -33,39 +34,45 @@ func TestHelperBatchTool(t *testing.T) {
 	select {} // until the signal
 }
 
-// Ctrl-C during make bench or make load: the tool exits 130, its temporary
-// folder is gone and so is its child.
+// Ctrl-C during make bench or make load, a closed terminal (SIGHUP) or a
+// kill: the tool exits 130, its temporary folder is gone and so is its
+// child.
 func TestExitOnSignalCleansUp(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		t.Skip("no SIGINT to send on Windows")
+		t.Skip("no signal to send on Windows")
 	}
 	t.Parallel()
-	cmd, dir, stderr := startHelper(t, "TestHelperBatchTool", "PROC_HELPER=1")
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("the helper's folder: %v", err)
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
-		t.Errorf("after SIGINT: %v, want exit status 130\n%s", err, stderr.String())
-	}
-	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the temporary folder %s is still there (%v)", dir, err)
-	}
-	if !strings.Contains(stderr.String(), "helper: stopped by interrupt") {
-		t.Errorf("stderr %q does not say why it stopped", stderr.String())
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			cmd, dir, stderr := startHelper(t, "TestHelperBatchTool", "PROC_HELPER=1")
+			if _, err := os.Stat(dir); err != nil {
+				t.Fatalf("the helper's folder: %v", err)
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+				t.Errorf("after %v: %v, want exit status 130\n%s", sig, err, stderr.String())
+			}
+			if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the temporary folder %s is still there (%v)", dir, err)
+			}
+			if !strings.Contains(stderr.String(), "helper: stopped by "+sig.String()) {
+				t.Errorf("stderr %q does not say why it stopped", stderr.String())
+			}
+		})
 	}
 }
 
 // startHelper runs this test binary's helper test as a tool, with env set,
 // and returns it with the first line it printed, once it printed it.
-func startHelper(t *testing.T, test, env string) (*exec.Cmd, string, *strings.Builder) {
+func startHelper(t *testing.T, test string, env ...string) (*exec.Cmd, string, *strings.Builder) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
-	cmd.Env = append(os.Environ(), env)
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
