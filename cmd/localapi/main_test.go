@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -341,9 +342,10 @@ func TestHalfClosedClientsAreNotServerFaults(t *testing.T) {
 	}
 }
 
-// make run runs the built binary: Ctrl-C (SIGINT) ends it with status 0 and
-// one "stopped" line, and a bad PORT is one line on stderr and status 1.
-// The process is this test binary running main (TestMain), as a build of
+// make run runs the built binary: Ctrl-C (SIGINT), a kill (SIGTERM) and
+// a closed terminal (SIGHUP) end it with status 0 and one "stopped" line,
+// its store closed; a bad PORT is one line on stderr and status 1. The
+// process is this test binary running main (TestMain), as a build of
 // cmd/localapi would: the same main, signals and exit codes.
 func TestTheBinaryStopsCleanly(t *testing.T) {
 	if runtime.GOOS == "windows" {
@@ -355,30 +357,34 @@ func TestTheBinaryStopsCleanly(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), runMain+"=1", "PORT=0", "STORE_PATH="+filepath.Join(t.TempDir(), "p.db"))
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(out)
-	for sc.Scan() && !strings.Contains(sc.Text(), "listening on") {
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	for sc.Scan() {
-		stdout.WriteString(sc.Text() + "\n")
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("after SIGINT: %v, want exit status 0\nstderr:\n%s", err, stderr.String())
-	}
-	if n := strings.Count(stdout.String(), "stopped"); n != 1 {
-		t.Errorf("%d stopped lines, want 1:\n%s", n, stdout.String())
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		stdout.Reset()
+		stderr.Reset()
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), runMain+"=1", "PORT=0", "STORE_PATH="+filepath.Join(t.TempDir(), "p.db"))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		for sc.Scan() && !strings.Contains(sc.Text(), "listening on") {
+		}
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		for sc.Scan() {
+			stdout.WriteString(sc.Text() + "\n")
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("after %v: %v, want exit status 0\nstderr:\n%s", sig, err, stderr.String())
+		}
+		if n := strings.Count(stdout.String(), "stopped"); n != 1 {
+			t.Errorf("after %v: %d stopped lines, want 1:\n%s", sig, n, stdout.String())
+		}
 	}
 
 	stderr.Reset()
