@@ -78,12 +78,18 @@ func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functio
 		return nil, err
 	}
 	session := samtemplate.SessionFromEnv(func(k string) string { v, _ := cfg.LookupEnv(k); return v })
+	// Every environment is read first: one the rules refuse (a name
+	// Lambda refuses, a NUL) stops here, before anything starts.
+	envs := map[string]map[string]string{}
+	for _, fn := range functions {
+		if envs[fn], err = tpl.ResolveEnv(fn, cfg.LookupEnv, file, session); err != nil {
+			return nil, err
+		}
+	}
 	s := &Set{Template: tpl, Env: map[string]map[string]string{}, Specs: map[string]lambdaemu.Spec{}, local: local, deploy: deploy}
 	for _, fn := range functions {
-		env, err := tpl.ResolveEnv(fn, cfg.LookupEnv, file, session)
-		if err == nil {
-			err = s.local.Provide(ctx, env)
-		}
+		env := envs[fn]
+		err := s.local.Provide(ctx, env)
 		if err == nil {
 			err = s.deploy.provide(env)
 		}
