@@ -64,15 +64,27 @@ ENV_VARS      ?= events/env.json
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./internal/auth:FuzzClaims ./functions/createplant:FuzzProxyEvent
 
-.PHONY: chromium help run test test-bootstraps fuzz lint preflight-accept bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/startlambda bin/invoke bin/runfront start-lambda
+.PHONY: bin/escape chromium help run test test-bootstraps fuzz lint preflight-accept bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/startlambda bin/invoke bin/runfront start-lambda
 
 # The commands a person runs (make run, start-api, invoke) are built, then
 # run: a built binary exits 0 on a clean Ctrl-C and its one-line errors stand
 # alone, where `go run` adds "exit status 1" and turns Ctrl-C into an error.
-bin/localapi:
-	@GOWORK=off $(GO) build -o $@ ./cmd/localapi
-bin/startapi bin/startlambda bin/invoke bin/runfront:
-	@$(GO) build -o $@ ./tools/cmd/$(notdir $@)
+#
+# go build prints the repository's file names as they are, and a branch
+# under review may name one with ESC ]52 (the clipboard) or a CSI sequence:
+# what these builds print reaches the terminal through bin/escape
+# (trace.Escape, the rule of every line the tools print). $(ESCAPED) ends a
+# recipe line; the pipeline's status is the build's (pipefail). Under
+# make -n, which still runs the lines that call $(MAKE), nothing is built
+# (bin/escape neither), so those lines print as they are.
+DRY_RUN  = $(findstring n,$(firstword -$(MAKEFLAGS)))
+ESCAPED  = $(if $(DRY_RUN),>&2,2>&1 | bin/escape >&2)
+bin/escape:
+	@$(GO) build -o $@ ./tools/cmd/escape
+bin/localapi: bin/escape
+	@GOWORK=off $(GO) build -o $@ ./cmd/localapi $(ESCAPED)
+bin/startapi bin/startlambda bin/invoke bin/runfront: bin/escape
+	@$(GO) build -o $@ ./tools/cmd/$(notdir $@) $(ESCAPED)
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-28s %s\n", $$1, $$2}'
@@ -171,15 +183,15 @@ build: ## every function's bootstrap (createplant, the authorizer, the hook) int
 
 invoke: node_modules bin/invoke $(if $(DEBUG),$(TOOLS)/dlv) ## FUNCTION's real bootstrap on EVENT like sam local invoke, no Docker (ENV_VARS=file, default events/env.json); the answer alone on stdout
 	@$(if $(filter $(FUNCTION),$(FUNCTIONS)),,echo "invoke: FUNCTION=$(FUNCTION) is not a function of template.yaml; choose one of: $(FUNCTIONS)" >&2; exit 2)
-	@$(MAKE) --no-print-directory build-$(FUNCTION) ARTIFACTS_DIR=bin/$(HOSTARCH)/$(FUNCTION) GOARCH=$(HOSTARCH) $(if $(DEBUG),DEBUG_BUILD=1) >&2
+	@$(MAKE) --no-print-directory build-$(FUNCTION) ARTIFACTS_DIR=bin/$(HOSTARCH)/$(FUNCTION) GOARCH=$(HOSTARCH) $(if $(DEBUG),DEBUG_BUILD=1) $(ESCAPED)
 	@exec bin/invoke -function $(FUNCTION) -bootstrap bin/$(HOSTARCH)/$(FUNCTION)/bootstrap -event $(EVENT) -env $(ENV_VARS) $(if $(DEBUG),-debug-addr 127.0.0.1:$(DEBUG_PORT) -dlv $(TOOLS)/dlv)
 
 start-api: node_modules bin/startapi $(if $(DEBUG),$(TOOLS)/dlv) ## the deployed chain without Docker: a gateway read from template.yaml before the real bootstraps (ENV_VARS=file; PORT, default 3000; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
-	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) $$([ "$$f" = "$(DEBUG)" ] && echo DEBUG_BUILD=1) >&2; done
+	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) $$([ "$$f" = "$(DEBUG)" ] && echo DEBUG_BUILD=1); done $(ESCAPED)
 	@exec bin/startapi $(if $(DEBUG),-debug $(DEBUG) -debug-addr 127.0.0.1:$(DEBUG_PORT) -dlv $(TOOLS)/dlv) -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS) $(if $(WATCH),-watch) $(if $(ALLOW_HOSTS),-allow-host '$(ALLOW_HOSTS)')
 
 start-lambda: node_modules bin/startlambda $(if $(DEBUG),$(TOOLS)/dlv) ## the Lambda Invoke API without Docker, like sam local start-lambda, on 127.0.0.1:3001 (ENV_VARS=file; PORT; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
-	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) $$([ "$$f" = "$(DEBUG)" ] && echo DEBUG_BUILD=1) >&2; done
+	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) $$([ "$$f" = "$(DEBUG)" ] && echo DEBUG_BUILD=1); done $(ESCAPED)
 	@exec bin/startlambda $(if $(DEBUG),-debug $(DEBUG) -debug-addr 127.0.0.1:$(DEBUG_PORT) -dlv $(TOOLS)/dlv) -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS) $(if $(WATCH),-watch) $(if $(ALLOW_HOSTS),-allow-host '$(ALLOW_HOSTS)')
 
 chromium: ## say whether make test has a headless browser for start-api's request page (make test installs no system package: .ci/run installs Debian's chromium; elsewhere install Chromium or Chrome yourself)

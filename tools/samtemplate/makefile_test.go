@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // sam build runs `make build-<Function>` with its whole environment and
@@ -307,6 +308,55 @@ done
 			if b[1] != "arm64" || b[2] != "-trimpath -ldflags='-s -w'" {
 				t.Errorf("make deploy %v: sam build built GOARCH=%s with %s, want what ships (arm64, -trimpath -ldflags='-s -w')", args, b[1], b[2])
 			}
+		}
+	}
+}
+
+// make run, invoke, start-api and start-lambda build before the tool starts,
+// and go build prints the repository's file names as they are: a branch
+// that names a file with ESC ]52 (write the clipboard) or a CSI sequence
+// would have the reviewer's terminal obey it. Those builds reach the
+// terminal through bin/escape (trace.Escape's rule). A stand-in go prints
+// what go build prints for such a file and fails; every other go command
+// it is handed is either the real one (bin/escape's build, go env) or a
+// pretended success (the tools' own builds, which never run here).
+func TestBuildsBeforeAToolArePrintedEscaped(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go on PATH")
+	}
+	stub := filepath.Join(t.TempDir(), "go")
+	script := `#!/bin/sh
+case "$*" in
+  env*|*./tools/cmd/escape*) exec "` + goBin + `" "$@" ;;
+  *./functions/*|*./cmd/localapi*) printf 'functions/createplant/\033]52;c;ZXZpbA==\007\302\233m.go:1:1: expected package\n' >&2; exit 1 ;;
+  *) exit 0 ;;
+esac
+`
+	if err := os.WriteFile(stub, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"run", "invoke", "start-api", "start-lambda"} {
+		cmd := exec.Command("make", "--no-print-directory", "-C", root, target, "GO="+stub)
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "MAKEFLAGS=") && !strings.HasPrefix(kv, "MFLAGS=") && !strings.HasPrefix(kv, "MAKELEVEL=") && !strings.HasPrefix(kv, "DEBUG=") && !strings.HasPrefix(kv, "WATCH=") && !strings.HasPrefix(kv, "TRACE=") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Errorf("make %s with a build that fails: exit 0\n%q", target, out)
+		}
+		if !strings.Contains(string(out), `\x1b]52;c;ZXZpbA==\a\u009bm.go`) {
+			t.Errorf("make %s: the failed build's line is missing or not escaped:\n%q", target, out)
+		}
+		if i := strings.IndexFunc(string(out), func(r rune) bool { return r == 0x1b || r == 0x07 || r == 0x9b || r == utf8.RuneError }); i >= 0 {
+			t.Errorf("make %s printed a control a terminal obeys at byte %d:\n%q", target, i, out)
 		}
 	}
 }
