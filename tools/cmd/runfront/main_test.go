@@ -15,6 +15,20 @@ import (
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
+// TestMain runs the tests, or, with runMain=1 in its environment, the
+// tool itself (as cmd/localapi's tests do): the signal tests run the
+// binary's own main, signals and exit codes without a second build.
+func TestMain(m *testing.M) {
+	if os.Getenv(runMain) == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// runMain in a test binary's environment makes it make run TRACE=1.
+const runMain = "PLANTSTORE_TEST_RUN_RUNFRONT"
+
 // make run WATCH=1 on a copy of the tree: an edited error message is served
 // after the reload, requests sent during it all get an answer (never a
 // connection error or a 5xx), a change that does not compile leaves the last
