@@ -25,31 +25,41 @@ import (
 // apply did (done; "" for a change it leaves alone) or why it failed is one
 // line on out. A failed apply leaves the last good version serving.
 //
+// The channel it returns is closed once the watching has stopped and the
+// last apply has returned: a build under way when ctx ended has ended,
+// and only then may the tool remove what the builds write (a build that
+// goes on after the clean-up writes its folder again). A change that
+// arrives once ctx has ended is not applied, and an apply cut short by the
+// end (make interrupted by the same Ctrl-C) prints nothing.
+//
 // Those lines carry the repository's data (the names of the files that
 // changed, the compiler's output, which names them again): each line is
 // escaped (trace.Escape), as git writes a path with control characters
 // (core.quotePath), so that a file named with ESC ]52 shows, never writes
 // the clipboard.
-func Reload(ctx context.Context, root, envFile string, out io.Writer, apply func(context.Context, watch.Change) (done string, err error)) error {
+func Reload(ctx context.Context, root, envFile string, out io.Writer, apply func(context.Context, watch.Change) (done string, err error)) (<-chan struct{}, error) {
 	out = trace.Escaper(out)
 	w, err := watch.New(root, envFile, 150*time.Millisecond)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	go func() {
 		if err := w.Run(ctx); err != nil {
 			fmt.Fprintf(out, "reload: off: %v; what is serving stays, restart the command to reload again\n", err)
 		}
 	}()
+	ended := make(chan struct{})
 	go func() {
-		for c := range w.Changes() {
-			if c.Empty() {
+		defer close(ended)
+		for c := range w.Changes() { // until Run has stopped
+			if c.Empty() || ctx.Err() != nil {
 				continue
 			}
 			start := time.Now()
 			done, err := apply(ctx, c)
 			var build *BuildFailed
 			switch {
+			case ctx.Err() != nil:
 			case errors.As(err, &build):
 				fmt.Fprintf(out, "reload: %s changed; the build failed, the last good code keeps serving:\n%s\n", c, strings.TrimRight(build.Output, "\n"))
 			case err != nil:
@@ -59,7 +69,7 @@ func Reload(ctx context.Context, root, envFile string, out io.Writer, apply func
 			}
 		}
 	}()
-	return nil
+	return ended, nil
 }
 
 // BuildFailed is apply's error for a build that failed; Reload prints its
@@ -79,11 +89,13 @@ type Reloader struct {
 }
 
 // Start runs the reloads until ctx ends: set is the first prepared set, and
-// its dynalite serves every generation.
-func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *localfn.Set) error {
+// its dynalite serves every generation. The builds go to a temporary
+// folder that childproc.StopAll removes; the channel (Reload's) is closed
+// once the last build has ended.
+func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *localfn.Set) (<-chan struct{}, error) {
 	dir, err := childproc.TempDir("plantstore-reload-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	builds := 0
 	cfg := r.Config
@@ -100,8 +112,15 @@ func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *localfn.Set) err
 		if len(c.Go) > 0 {
 			builds++
 			gen := filepath.Join(dir, "build-"+strconv.Itoa(builds))
-			if out, err := localfn.Build(r.Root, gen, names, cfg.Debug); err != nil {
-				return "", &BuildFailed{Output: out}
+			// One function at a time, so that a stop waits for one
+			// build's make at most.
+			for _, fn := range names {
+				if ctx.Err() != nil {
+					return "", ctx.Err()
+				}
+				if out, err := localfn.Build(r.Root, gen, []string{fn}, cfg.Debug); err != nil {
+					return "", &BuildFailed{Output: out}
+				}
 			}
 			cfg.Bootstrap = func(fn string) string { return filepath.Join(gen, fn, "bootstrap") }
 			done = "rebuilt " + strings.Join(names, ", ")

@@ -38,7 +38,7 @@ func TestTheReloadLinePrintsFileNamesEscaped(t *testing.T) {
 	defer cancel()
 	var out proctest.Output
 	builds := t.TempDir()
-	err := Reload(ctx, root, "", &out, func(_ context.Context, c watch.Change) (string, error) {
+	_, err := Reload(ctx, root, "", &out, func(_ context.Context, c watch.Change) (string, error) {
 		if text, err := localfn.Build(root, builds, []string{"X"}, ""); err != nil {
 			return "", &BuildFailed{Output: text}
 		}

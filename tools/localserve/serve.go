@@ -19,6 +19,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/plantstore/plantstore/internal/devserver"
 	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/localfn"
@@ -142,9 +144,13 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	defer sw.Close()
 	if cfg.Watch {
 		r := &Reloader{Root: cfg.Root(), Config: fnCfg, Functions: tool.Functions, Next: next, Out: stdout}
-		if err := r.Start(ctx, sw, set); err != nil {
+		reloaded, err := r.Start(ctx, sw, set)
+		if err != nil {
 			return err
 		}
+		// A reload under way ends (its build's make has exited) before
+		// the functions stop and before the tool's temporary folders go.
+		defer func() { <-reloaded }()
 	}
 
 	refuse := func(w http.ResponseWriter, r *http.Request, reason string) {
@@ -181,8 +187,9 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 }
 
 // traceDynamoDB points every function of set whose environment names a
-// DynamoDB endpoint at a recording proxy to it (trace.Recorder.DynamoDB);
-// the returned func stops the proxies.
+// DynamoDB endpoint at a recording proxy to it (trace.Recorder.DynamoDB)
+// that answers only the function's own credentials; the returned func
+// stops the proxies.
 func traceDynamoDB(rec *trace.Recorder, set *localfn.Set) (func(), error) {
 	var stops []func()
 	stop := func() {
@@ -195,7 +202,8 @@ func traceDynamoDB(rec *trace.Recorder, set *localfn.Set) (func(), error) {
 		if target == "" {
 			continue
 		}
-		url, closeFn, err := rec.DynamoDB(target)
+		creds := aws.Credentials{AccessKeyID: env["AWS_ACCESS_KEY_ID"], SecretAccessKey: env["AWS_SECRET_ACCESS_KEY"], SessionToken: env["AWS_SESSION_TOKEN"]}
+		url, closeFn, err := rec.DynamoDB(target, creds)
 		if err != nil {
 			stop()
 			return nil, err

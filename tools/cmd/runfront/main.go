@@ -38,6 +38,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/plantstore/plantstore/internal/childproc"
@@ -152,9 +153,9 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 	}
 	sw := localserve.NewSwapper(gen)
 
+	stopWatch := func() {}
 	if watching {
-		stopWatch, err := reloadOnChange(ctx, root, bin, build, start, sw, stdout)
-		if err != nil {
+		if stopWatch, err = reloadOnChange(ctx, root, bin, build, start, sw, stdout); err != nil {
 			return err
 		}
 		defer stopWatch()
@@ -186,7 +187,8 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 		}
 		return nil
 	})
-	sw.Close() // the current process finishes its requests and stops
+	stopWatch() // a rebuild under way ends first: its folder goes after it
+	sw.Close()  // the current process finishes its requests and stops
 	if err == nil {
 		fmt.Fprintln(stdout, "Plant Store local API stopped")
 	}
@@ -195,12 +197,14 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 
 // reloadOnChange rebuilds the local API on every change of the Go source
 // under root and replaces the serving process with the new build (bin is
-// the serving one); the function it returns stops watching.
+// the serving one); the function it returns stops watching and returns
+// once a rebuild under way has ended (localserve.Reload), so that its go
+// build writes nothing after the temporary folder is removed.
 func reloadOnChange(ctx context.Context, root, bin string, build func() (string, string, error),
 	start func(string) (localserve.Generation, error), sw *localserve.Swapper, stdout io.Writer) (func(), error) {
 	wctx, stopWatch := context.WithCancel(ctx)
 	current := bin
-	err := localserve.Reload(wctx, root, "", stdout, func(_ context.Context, c watch.Change) (string, error) {
+	ended, err := localserve.Reload(wctx, root, "", stdout, func(_ context.Context, c watch.Change) (string, error) {
 		if len(c.Go) == 0 {
 			return "", nil
 		}
@@ -229,7 +233,7 @@ func reloadOnChange(ctx context.Context, root, bin string, build func() (string,
 		stopWatch()
 		return nil, err
 	}
-	return stopWatch, nil
+	return sync.OnceFunc(func() { stopWatch(); <-ended }), nil
 }
 
 // requestIDHeader names the request in the local API's answers, as

@@ -18,7 +18,19 @@ import (
 	"github.com/plantstore/plantstore/tools/watch/watchtest"
 )
 
-func TestMain(m *testing.M) { dynamotest.Main(m, lambdatest.Cleanup) }
+// TestMain runs the tests, or, with runMain=1 in its environment, the
+// tool itself (as cmd/localapi's tests do): the signal tests run the
+// binary's own main, signals and exit codes without a second build.
+func TestMain(m *testing.M) {
+	if os.Getenv(runMain) == "1" {
+		main()
+		os.Exit(0)
+	}
+	dynamotest.Main(m, lambdatest.Cleanup)
+}
+
+// runMain in a test binary's environment makes it make start-api.
+const runMain = "PLANTSTORE_TEST_RUN_STARTAPI"
 
 var root = srctree.Path()
 
