@@ -232,6 +232,13 @@ func startLambda(t *testing.T, createPlantEnv map[string]string, authorizerBin s
 	return srv.URL
 }
 
+// storeOn is createplant's environment for table on srv: its endpoint and
+// the credentials it answers.
+func storeOn(srv *dynamoemu.Server, table string) map[string]string {
+	return map[string]string{"TABLE_NAME": table, "AWS_ENDPOINT_URL_DYNAMODB": srv.URL,
+		"AWS_ACCESS_KEY_ID": srv.Credentials.AccessKeyID, "AWS_SECRET_ACCESS_KEY": srv.Credentials.SecretAccessKey}
+}
+
 // run is one invocation of the hook: what it reported and logged.
 type run struct {
 	reports []report
@@ -334,7 +341,7 @@ func TestReservedPlantOnARealStore(t *testing.T) {
 			t.Run("stored, then replayed", func(t *testing.T) {
 				t.Parallel()
 				table := dynamotest.NewTable(t, srv)
-				url := startLambda(t, map[string]string{"TABLE_NAME": table, "AWS_ENDPOINT_URL_DYNAMODB": srv.URL}, authorizer)
+				url := startLambda(t, storeOn(srv, table), authorizer)
 				pool := newUserPool(t)
 				for i := range 2 {
 					runHook(t, url, newCodeDeploy(t), 30*time.Second, pool.env()...).want(t, "Succeeded")
@@ -358,7 +365,7 @@ func TestReservedPlantOnARealStore(t *testing.T) {
 				if _, err := dynamo.New(srv.Client(), table, time.Now).Create(context.Background(), other); err != nil {
 					t.Fatal(err)
 				}
-				url := startLambda(t, map[string]string{"TABLE_NAME": table, "AWS_ENDPOINT_URL_DYNAMODB": srv.URL}, authorizer)
+				url := startLambda(t, storeOn(srv, table), authorizer)
 				runHook(t, url, newCodeDeploy(t), 30*time.Second, newUserPool(t).env()...).want(t, "Failed", "another plant holds the id -9223372036854775808")
 			})
 		})
@@ -385,7 +392,7 @@ func TestCreatePlantWithoutItsStoreFails(t *testing.T) {
 		t.Run("missing table on "+name, func(t *testing.T) {
 			t.Parallel()
 			srv := server(t)
-			url := startLambda(t, map[string]string{"TABLE_NAME": "no-such-table-" + rand.Text(), "AWS_ENDPOINT_URL_DYNAMODB": srv.URL}, lambdatest.Bootstrap(t, "AuthorizerFunction"))
+			url := startLambda(t, storeOn(srv, "no-such-table-"+rand.Text()), lambdatest.Bootstrap(t, "AuthorizerFunction"))
 			runHook(t, url, newCodeDeploy(t), 30*time.Second, newUserPool(t).env()...).want(t, "Failed", "the reserved plant", "got 500")
 		})
 	}

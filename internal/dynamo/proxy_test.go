@@ -104,6 +104,7 @@ func (p *faultProxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	req, _ := http.NewRequestWithContext(r.Context(), r.Method, p.target.String()+r.URL.Path, bytes.NewReader(body))
 	req.Header = r.Header.Clone()
+	req.Host = r.Host // the Host the client signed
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {
 		w.WriteHeader(http.StatusBadGateway)
@@ -137,7 +138,7 @@ func faultyService(t *testing.T, plan func(op string, n int) fault, fast bool) (
 	srv := dynamotest.Moto(t)
 	table := dynamotest.NewTable(t, srv)
 	proxy := newFaultProxy(t, srv.URL, plan)
-	client := (&dynamoemu.Server{Name: "proxy", URL: proxy.URL}).Client(func(o *dynamodb.Options) {
+	client := (&dynamoemu.Server{Name: "proxy", URL: proxy.URL, Credentials: srv.Credentials}).Client(func(o *dynamodb.Options) {
 		if fast {
 			o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 10 * time.Millisecond })
 		}

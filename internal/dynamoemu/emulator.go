@@ -1,5 +1,7 @@
 // Package dynamoemu starts the DynamoDB-compatible servers moto_server and
-// dynalite behind loopback fronts that refuse web pages (guard.go), for
+// dynalite behind loopback fronts that refuse web pages (guard.go) and
+// answer only the requests signed with the run's own credentials
+// (signature.go), for
 // `make invoke`, `make start-api`, `make load` and `make bench` and for the
 // tests (through internal/dynamotest), and creates the plants table on
 // them. docs/design.md ("DynamoDB-compatible servers") says what each is
@@ -34,18 +36,18 @@ import (
 	"github.com/plantstore/plantstore/internal/plant"
 )
 
-// Region and credentials for local servers (they accept any).
-const (
-	Region    = "us-east-1"
-	AccessKey = "test"
-	SecretKey = "test"
-)
+// Region is the local servers' region.
+const Region = "us-east-1"
 
 // Server is a running DynamoDB-compatible server.
 type Server struct {
 	Name string
 	URL  string
-	cmd  *exec.Cmd
+	// Credentials are the run's own (NewCredentials): the front at URL
+	// answers only the requests they sign. A Server made by hand for a
+	// server that checks no signature may leave them empty.
+	Credentials aws.Credentials
+	cmd         *exec.Cmd
 	// stop ends what stands before the server (dynalite's guarded front)
 	// and removes its socket's folder.
 	stop func()
@@ -90,10 +92,12 @@ func StartDynalite(path string) (*Server, error) {
 }
 
 // start runs the server that command makes, listening on a Unix socket in a
-// folder only this user may enter, so that neither another user nor a web
-// page reaches it: both emulators answer every origin's page
-// (dynalite with Access-Control-Allow-Origin: *, moto by echoing the
-// Origin). Server.URL is a loopback port that serves it behind Guard.
+// folder only this user may enter. Server.URL is a loopback port that any
+// local user and any web page can send to: it serves the server behind
+// Guard, since both emulators answer every origin's page (dynalite with
+// Access-Control-Allow-Origin: *, moto by echoing the Origin), and behind
+// Signed with new credentials of its own, since neither checks a
+// signature. So neither another user nor a web page reaches the table.
 func start(name string, command func(sock string) *exec.Cmd) (*Server, error) {
 	dir, err := os.MkdirTemp("", name+"-") // mode 0700
 	if err != nil {
@@ -109,7 +113,8 @@ func start(name string, command func(sock string) *exec.Cmd) (*Server, error) {
 	if err := listening(s, "unix", sock); err != nil {
 		return nil, err
 	}
-	url, stopFront, err := front(sock)
+	s.Credentials = NewCredentials()
+	url, stopFront, err := front(sock, s.Credentials)
 	if err != nil {
 		s.Stop()
 		return nil, err
@@ -162,12 +167,17 @@ func findDynalite() (string, error) {
 	return "", errors.New("dynalite is not installed (npm ci, from package.json)")
 }
 
-// Client returns a DynamoDB client for s with the SDK's standard retryer.
+// Client returns a DynamoDB client for s with the SDK's standard retryer,
+// signing with s.Credentials.
 func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	creds := s.Credentials
+	if creds.AccessKeyID == "" { // a Server made by hand
+		creds = aws.Credentials{AccessKeyID: "unchecked", SecretAccessKey: "unchecked"}
+	}
 	opts := dynamodb.Options{
 		Region:       Region,
 		BaseEndpoint: aws.String(s.URL),
-		Credentials:  credentials.NewStaticCredentialsProvider(AccessKey, SecretKey, ""),
+		Credentials:  credentials.StaticCredentialsProvider{Value: creds},
 	}
 	if s.serial != nil {
 		opts.HTTPClient = serialClient{mu: s.serial, next: awshttp.NewBuildableClient()}
@@ -194,12 +204,12 @@ func (c serialClient) Do(r *http.Request) (*http.Response, error) {
 }
 
 // Env is the environment a child process needs to reach s through the SDK's
-// standard variables.
+// standard variables, with s.Credentials and no AWS_SESSION_TOKEN.
 func (s *Server) Env() []string {
 	return []string{
 		"AWS_REGION=" + Region,
-		"AWS_ACCESS_KEY_ID=" + AccessKey,
-		"AWS_SECRET_ACCESS_KEY=" + SecretKey,
+		"AWS_ACCESS_KEY_ID=" + s.Credentials.AccessKeyID,
+		"AWS_SECRET_ACCESS_KEY=" + s.Credentials.SecretAccessKey,
 		"AWS_ENDPOINT_URL_DYNAMODB=" + s.URL,
 	}
 }
@@ -227,8 +237,15 @@ func CreateTable(ctx context.Context, c *dynamodb.Client, name string) error {
 // whose resolved environment declares AWS_ENDPOINT_URL_DYNAMODB and leaves it
 // empty: a dynalite that keeps its data in Dir, with the function's table and
 // the fixtures' seed plant (id 100, which the replay and conflict events
-// name), started on first need and shared. An env file that names an
-// endpoint keeps it. Call Stop when done.
+// name), started on first need and shared. The function signs with the
+// dynalite's credentials in place of the shell's (its front answers no
+// others). An env file that names an endpoint keeps it, and the function
+// the shell's credentials, as under SAM. Call Stop when done.
+//
+// Only one process can hold Dir (dynalite's LevelDB locks it): while
+// another run holds it (make start-api in another terminal, then make
+// invoke), this run's dynalite keeps its data in memory, and Log says so in
+// one line that names the process that holds Dir.
 type Local struct {
 	Dir string
 	Log io.Writer // where it says where it runs
@@ -249,12 +266,16 @@ func (l *Local) Provide(ctx context.Context, env map[string]string) error {
 		if err := os.MkdirAll(l.Dir, 0o700); err != nil {
 			return err
 		}
-		srv, err := StartDynalite(l.Dir)
+		path, where := l.Dir, "data in "+l.Dir
+		if pid := holder(l.Dir); pid != 0 {
+			path, where = "", fmt.Sprintf("data in memory: %s is held by process %d, another make invoke or make start-api; stop it to keep this run's data there", l.Dir, pid)
+		}
+		srv, err := StartDynalite(path)
 		if err != nil {
 			return err
 		}
 		l.srv = srv
-		fmt.Fprintf(l.Log, "dynalite on %s (data in %s)\n", srv.URL, l.Dir)
+		fmt.Fprintf(l.Log, "dynalite on %s (%s)\n", srv.URL, where)
 	}
 	client := l.srv.Client()
 	if err := CreateTable(ctx, client, table); err != nil {
@@ -265,6 +286,8 @@ func (l *Local) Provide(ctx context.Context, env map[string]string) error {
 		return err
 	}
 	env["AWS_ENDPOINT_URL_DYNAMODB"] = l.srv.URL
+	env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"] = l.srv.Credentials.AccessKeyID, l.srv.Credentials.SecretAccessKey
+	delete(env, "AWS_SESSION_TOKEN")
 	return nil
 }
 

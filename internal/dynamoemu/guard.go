@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/plantstore/plantstore/internal/devserver"
 )
 
@@ -39,9 +41,10 @@ func StripCORS(resp *http.Response) error {
 	return nil
 }
 
-// front serves Guard before a server that listens on the Unix socket sock,
-// on a free loopback port; it returns that port's URL and a stop.
-func front(sock string) (string, func(), error) {
+// front serves Guard, then Signed with creds, before a server that listens
+// on the Unix socket sock, on a free loopback port; it returns that port's
+// URL and a stop.
+func front(sock string, creds aws.Credentials) (string, func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
@@ -51,7 +54,7 @@ func front(sock string) (string, func(), error) {
 	proxy.Transport = &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
 	}}
-	srv := &http.Server{Handler: Guard(proxy), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: Guard(Signed(creds, time.Now, proxy)), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
 }

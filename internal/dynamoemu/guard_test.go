@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -49,9 +50,20 @@ func answersNoWebPage(t *testing.T, s *dynamoemu.Server) {
 			t.Errorf("%s: Access-Control-Allow-Origin %q", c.name, v)
 		}
 	}
-	// A loopback page of the same machine passes the guard; the answer
-	// still names no origin a browser would let read it.
-	_, h, _ := devservertest.AsAPage(t, s.URL, "127.0.0.1:"+port, map[string]string{"Origin": "http://127.0.0.1:" + port}, scan)
+	// A request from a loopback origin that carries the run's signature
+	// passes both checks; the answer still names no origin a browser would
+	// let read it.
+	req := dynamotest.SignedRequest(t, s.URL, s.Credentials, "ListTables", `{}`, time.Now())
+	req.Header.Set("Origin", "http://127.0.0.1:"+port)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("a signed request from a loopback origin: %d, want 200", resp.StatusCode)
+	}
+	h := resp.Header
 	for k := range h {
 		if strings.HasPrefix(k, "Access-Control-") {
 			t.Errorf("%s's %s reaches the client: %q", s.Name, k, h.Get(k))

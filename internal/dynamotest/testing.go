@@ -1,9 +1,10 @@
 // Package dynamotest is what tests share to run against the
 // DynamoDB-compatible servers that internal/dynamoemu starts: each server
 // started once per test binary (Moto, Dynalite), a fresh table per test
-// (NewTable), and Main to stop them. A test that needs a server skips when
-// it is not installed, except under CI=true, where it fails: CI must run
-// every test.
+// (NewTable), Main to stop them, and the check that a front answers only
+// the run's signed requests (AnswersOnlySigned, signed.go). A test that
+// needs a server skips when it is not installed, except under CI=true,
+// where it fails: CI must run every test.
 package dynamotest
 
 import (

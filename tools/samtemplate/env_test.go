@@ -244,7 +244,8 @@ func TestBootstrapsRunOnTheResolvedEnvironment(t *testing.T) {
 		second := EnvFile{}
 		maps.Copy(second, file)
 		second["CreatePlantFunction"] = map[string]any{"TABLE_NAME": table, "AWS_ENDPOINT_URL_DYNAMODB": srv.URL}
-		env, err := tpl.ResolveEnv("CreatePlantFunction", noShell, second, Session{})
+		// The shell's credentials, the server's own (it answers no others).
+		env, err := tpl.ResolveEnv("CreatePlantFunction", noShell, second, Session{AccessKeyID: srv.Credentials.AccessKeyID, SecretAccessKey: srv.Credentials.SecretAccessKey})
 		if err != nil {
 			t.Fatal(err)
 		}

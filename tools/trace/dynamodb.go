@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/plantstore/plantstore/internal/dynamoemu"
 )
 
@@ -20,8 +22,10 @@ import (
 // ConditionalCheckFailedException) or the error type, and its duration.
 // Point a function's AWS_ENDPOINT_URL_DYNAMODB at the URL it returns; close
 // stops it. Like the emulator's own front, it refuses web pages
-// (dynamoemu.Guard) and passes on no CORS header of the server behind it.
-func (r *Recorder) DynamoDB(target string) (proxyURL string, closeFn func(), err error) {
+// (dynamoemu.Guard), answers only requests signed with creds, the
+// credentials the function holds (dynamoemu.Signed), and passes on no CORS
+// header of the server behind it. It passes on the Host the function signed.
+func (r *Recorder) DynamoDB(target string, creds aws.Credentials) (proxyURL string, closeFn func(), err error) {
 	u, err := url.Parse(target)
 	if err != nil {
 		return "", nil, err
@@ -32,7 +36,7 @@ func (r *Recorder) DynamoDB(target string) (proxyURL string, closeFn func(), err
 	}
 	proxy := httputil.NewSingleHostReverseProxy(u)
 	proxy.ModifyResponse = dynamoemu.StripCORS
-	srv := &http.Server{Handler: dynamoemu.Guard(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	srv := &http.Server{Handler: dynamoemu.Guard(dynamoemu.Signed(creds, time.Now, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<20))
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.ContentLength = int64(len(body))
@@ -42,7 +46,7 @@ func (r *Recorder) DynamoDB(target string) (proxyURL string, closeFn func(), err
 		start := time.Now()
 		proxy.ServeHTTP(rec, req)
 		r.AddStep(req.Header.Get("X-Amzn-Trace-Id"), "DynamoDB "+op, start, time.Since(start), outcome(body, rec))
-	})), ReadHeaderTimeout: 10 * time.Second}
+	}))), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
 }

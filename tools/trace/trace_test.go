@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/proctest"
 )
 
@@ -31,7 +34,8 @@ func TestARequestCollectsItsParts(t *testing.T) {
 		io.WriteString(w, `{}`)
 	}))
 	defer table.Close()
-	proxy, stop, err := r.DynamoDB(table.URL)
+	creds := aws.Credentials{AccessKeyID: "LOCALTHEFUNCTIONSKEY", SecretAccessKey: "its-secret"}
+	proxy, stop, err := r.DynamoDB(table.URL, creds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,9 +46,8 @@ func TestARequestCollectsItsParts(t *testing.T) {
 		Note(ctx, "route", "POST /plants")
 		Invoked(ctx, "req-1", "Root=1-a-b")
 		span := Begin(ctx, "CreatePlantFunction")
-		for _, target := range []string{"DynamoDB_20120810.PutItem", "DynamoDB_20120810.GetItem"} {
-			call, _ := http.NewRequest(http.MethodPost, proxy, strings.NewReader(`{"ConditionExpression":"attribute_not_exists(id)"}`))
-			call.Header.Set("X-Amz-Target", target)
+		for _, target := range []string{"PutItem", "GetItem"} {
+			call := dynamotest.SignedRequest(t, proxy, creds, target, `{"ConditionExpression":"attribute_not_exists(id)"}`, time.Now())
 			call.Header.Set("X-Amzn-Trace-Id", "Root=1-a-b")
 			resp, err := http.DefaultClient.Do(call)
 			if err != nil {

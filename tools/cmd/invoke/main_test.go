@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/srctree"
@@ -76,9 +77,36 @@ func TestInvokeCreatePlantWithLocalTable(t *testing.T) {
 	}
 }
 
+// Beside another run that holds -data (make start-api in another terminal),
+// invoke still works, on a table of its own in memory, and says in one line
+// what holds the folder.
+func TestInvokeBesideAnotherRunOnItsData(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
+		dynamotest.Dynalite(t) // skips, or fails under CI, with the reason
+	}
+	data := filepath.Join(t.TempDir(), "dynalite")
+	holder, err := dynamoemu.StartDynalite(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Stop()
+	if err := dynamoemu.CreateTable(context.Background(), holder.Client(), "plants"); err != nil { // LevelDB opens on first use
+		t.Fatal(err)
+	}
+	out, log := invoke(t, "CreatePlantFunction", "createplant-valid.json", nil, "", "-data", data)
+	if body, _ := out["body"].(string); !strings.Contains(body, `{"name":"Fern"}`) {
+		t.Errorf("body %q, want the created plant\n%s", body, log)
+	}
+	if !strings.Contains(log, data+" is held by process ") {
+		t.Errorf("no line says what holds %s:\n%s", data, log)
+	}
+}
+
 // An env file that names an endpoint points the function at that server, as
-// a second --env-vars file does under sam local invoke. The same names set in
-// the shell lose to the file, as under SAM.
+// a second --env-vars file does under sam local invoke, and the function
+// signs with the shell's credentials, as under SAM (the server's own here).
+// The same names set in the shell lose to the file, as under SAM.
 func TestInvokeCreatePlantOnGivenEndpoint(t *testing.T) {
 	t.Parallel()
 	srv := dynamotest.Moto(t)
@@ -88,7 +116,8 @@ func TestInvokeCreatePlantOnGivenEndpoint(t *testing.T) {
 	if err := os.WriteFile(envFile, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	shell := map[string]string{"TABLE_NAME": "not-this-one", "AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:1"}
+	shell := map[string]string{"TABLE_NAME": "not-this-one", "AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:1",
+		"AWS_ACCESS_KEY_ID": srv.Credentials.AccessKeyID, "AWS_SECRET_ACCESS_KEY": srv.Credentials.SecretAccessKey}
 	out, log := invoke(t, "CreatePlantFunction", "createplant-with-tag.json", shell, envFile)
 	if out["statusCode"] != float64(200) {
 		t.Errorf("got %v\n%s", out, log)
