@@ -313,6 +313,10 @@ func copyCheckedFiles(t *testing.T) string {
 		copyFile(t, f, filepath.Join(dir, ".github", "workflows", filepath.Base(f)), 0o644)
 	}
 	copyFile(t, filepath.Join(repoRoot, ".ci", "run"), filepath.Join(dir, ".ci", "run"), 0o755)
-	copyFile(t, filepath.Join(repoRoot, "Makefile"), filepath.Join(dir, "Makefile"), 0o644)
+	// The credentials rule reads the templates; the pins rule, the
+	// requirements that pip installs.
+	for _, f := range []string{"Makefile", "template.yaml", "pipeline/roles.yaml", ".github/requirements.txt"} {
+		copyFile(t, filepath.Join(repoRoot, f), filepath.Join(dir, f), 0o644)
+	}
 	return dir
 }

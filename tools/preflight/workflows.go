@@ -25,6 +25,8 @@ import (
 //     artipacked, cache-poisoning, template-injection.
 //
 // Where a rule here is stricter than the audit it cites, its comment says so.
+// Issue 41's rules live beside: credentials.go (only the environment's role,
+// through OIDC).
 
 // The rules, by the name a Finding's Rule starts with.
 const (
@@ -204,6 +206,7 @@ func CheckWorkflows(root string) ([]Finding, error) {
 		c.runScripts(w)
 		c.deployOrder(w)
 	}
+	c.credentials()
 	c.ciRunsTheChecks()
 	c.ciRun()
 	c.makefile()
@@ -292,9 +295,11 @@ func yamlEntry(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
 }
 
 type wfChecker struct {
-	root string
-	wfs  []*workflow
-	out  []Finding
+	root   string
+	wfs    []*workflow
+	out    []Finding
+	parsed []ciScript      // the scripts CI runs (credentials.go)
+	read   map[string]bool // requirements files already read (runners.go)
 }
 
 func (c *wfChecker) add(where, rule, source, what, fix string) {

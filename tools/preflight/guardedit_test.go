@@ -1,0 +1,81 @@
+package preflight
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A guardEdit is an edit a teammate could plausibly make, with the motive
+// they would give. A dangerous one must be refused with exactly one finding,
+// of rule; a safe one (rule "") with none.
+type guardEdit struct {
+	name, motive string
+	file         string // relative to the repository root
+	edit         textEdit
+	rule         string
+	failEach     bool // the checks gate makes each check fail in turn (gate edits)
+}
+
+// checkGuardEdits applies each edit to a copy of the repository that
+// newCopy makes, and runs check on the copy.
+func checkGuardEdits(t *testing.T, edits []guardEdit, newCopy func(*testing.T) string, check func(*testing.T, string, guardEdit) []Finding) {
+	t.Helper()
+	dangerous, safe := 0, 0
+	for _, tc := range edits {
+		if tc.rule == "" {
+			safe++
+		} else {
+			dangerous++
+		}
+	}
+	if dangerous < 5 || safe < 1 {
+		t.Fatalf("%d dangerous and %d safe edits; want at least 5 and 1", dangerous, safe)
+	}
+	for _, tc := range edits {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := newCopy(t)
+			path := filepath.Join(dir, filepath.FromSlash(tc.file))
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := tc.edit(string(raw))
+			if edited == string(raw) {
+				t.Fatalf("the edit changes nothing in %s: its anchor text is gone; update the row", tc.file)
+			}
+			if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			findings := check(t, dir, tc)
+			switch {
+			case tc.rule == "" && len(findings) > 0:
+				t.Errorf("a safe edit (%s) is refused:", tc.motive)
+				for _, f := range findings {
+					t.Error(f)
+				}
+			case tc.rule == "":
+				t.Logf("safe: %s", tc.motive)
+			case len(findings) != 1 || !strings.HasPrefix(findings[0].Rule, tc.rule+" ("):
+				t.Errorf("want one %s finding, got %d:", tc.rule, len(findings))
+				for _, f := range findings {
+					t.Error(f)
+				}
+			default:
+				t.Logf("motive: %s\ncaught: %s", tc.motive, findings[0])
+			}
+		})
+	}
+}
+
+// checkWorkflowsOf is CheckWorkflows as a check of checkGuardEdits.
+func checkWorkflowsOf(t *testing.T, dir string, _ guardEdit) []Finding {
+	t.Helper()
+	findings, err := CheckWorkflows(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return findings
+}
