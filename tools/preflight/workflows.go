@@ -26,7 +26,8 @@ import (
 //
 // Where a rule here is stricter than the audit it cites, its comment says so.
 // Issue 41's rules live beside: credentials.go (only the environment's role,
-// through OIDC).
+// through OIDC) and runners.go (hosted runners, pinned fetches, no event data
+// in the environment files).
 
 // The rules, by the name a Finding's Rule starts with.
 const (
@@ -205,8 +206,14 @@ func CheckWorkflows(root string) ([]Finding, error) {
 		c.continueOnError(w)
 		c.runScripts(w)
 		c.deployOrder(w)
+		c.runners(w)
+		c.images(w)
+		c.githubEnv(w)
 	}
 	c.credentials()
+	for _, s := range c.scripts() {
+		c.fetches(s)
+	}
 	c.ciRunsTheChecks()
 	c.ciRun()
 	c.makefile()
