@@ -26,8 +26,9 @@ import (
 //
 // Where a rule here is stricter than the audit it cites, its comment says so.
 // Issue 41's rules live beside: credentials.go (only the environment's role,
-// through OIDC) and runners.go (hosted runners, pinned fetches, no event data
-// in the environment files).
+// through OIDC), runners.go (hosted runners, pinned fetches, no event data
+// in the environment files) and gate.go (the checks still gate; CheckGate
+// runs CI's job to see it).
 
 // The rules, by the name a Finding's Rule starts with.
 const (
@@ -69,7 +70,8 @@ type workflow struct {
 
 type defaults struct {
 	Run struct {
-		Shell string `yaml:"shell"`
+		Shell            string `yaml:"shell"`
+		WorkingDirectory string `yaml:"working-directory"`
 	} `yaml:"run"`
 }
 
@@ -89,15 +91,16 @@ type job struct {
 }
 
 type step struct {
-	line            int
-	Name            string            `yaml:"name"`
-	Uses            string            `yaml:"uses"`
-	Run             string            `yaml:"run"`
-	Shell           string            `yaml:"shell"`
-	If              string            `yaml:"if"`
-	With            map[string]string `yaml:"with"`
-	Env             map[string]string `yaml:"env"`
-	ContinueOnError yaml.Node         `yaml:"continue-on-error"`
+	line             int
+	Name             string            `yaml:"name"`
+	Uses             string            `yaml:"uses"`
+	Run              string            `yaml:"run"`
+	Shell            string            `yaml:"shell"`
+	If               string            `yaml:"if"`
+	WorkingDirectory string            `yaml:"working-directory"`
+	With             map[string]string `yaml:"with"`
+	Env              map[string]string `yaml:"env"`
+	ContinueOnError  yaml.Node         `yaml:"continue-on-error"`
 }
 
 func (s *step) UnmarshalYAML(n *yaml.Node) error {
@@ -214,6 +217,7 @@ func CheckWorkflows(root string) ([]Finding, error) {
 	for _, s := range c.scripts() {
 		c.fetches(s)
 	}
+	c.gateFiles()
 	c.ciRunsTheChecks()
 	c.ciRun()
 	c.makefile()
