@@ -11,7 +11,9 @@
 // here passes under `sam local invoke --env-vars` with the same file.
 // A function whose resolved AWS_ENDPOINT_URL_DYNAMODB is declared and empty
 // gets the local dynalite of dynamoemu.Local, keeping its data in -data
-// (.plantstore/dynalite), as if the env file had named it.
+// (.plantstore/dynalite), as if the env file had named it, and the
+// credentials that dynalite answers. While another run holds -data, that
+// dynalite keeps its data in memory, and a line on stderr says so.
 package main
 
 import (
