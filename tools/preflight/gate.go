@@ -91,9 +91,9 @@ func ListPackages(root string) ([]GoPackage, error) {
 			}
 			modules[rel] = string(m[1])
 		}
-		mod := "."
+		mod := "." // the nearest module directory above
 		for m := range modules {
-			if (rel == m || strings.HasPrefix(rel, m+"/")) && len(m) > len(mod) || mod == "." && m == "." {
+			if m != "." && (rel == m || strings.HasPrefix(rel, m+"/")) && (mod == "." || len(m) > len(mod)) {
 				mod = m
 			}
 		}
@@ -878,7 +878,7 @@ func (c *wfChecker) acceptsForReviewer(s ciScript) {
 				report(n, "`"+a[0]+"` writes the allowlist or a reviewed snapshot")
 			}
 		case *syntax.Redirect:
-			if n.Word != nil && (n.Op == syntax.RdrOut || n.Op == syntax.AppOut || n.Op == syntax.ClbOut || n.Op == syntax.RdrAll || n.Op == syntax.AppAll) && protected(n.Word) {
+			if n.Word != nil && (n.Op == syntax.RdrOut || n.Op == syntax.AppOut || n.Op == syntax.RdrClob || n.Op == syntax.RdrAll || n.Op == syntax.AppAll) && protected(n.Word) {
 				report(n, "the script writes the allowlist or a reviewed snapshot")
 			}
 		}

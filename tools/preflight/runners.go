@@ -701,7 +701,7 @@ func eventRoutes(f *syntax.File, tainted map[string]bool) []int {
 						names = append(names, a[i+1])
 					}
 				case *syntax.Redirect:
-					if isData && n.Word != nil && (n.Op == syntax.RdrOut || n.Op == syntax.AppOut || n.Op == syntax.ClbOut) {
+					if isData && n.Word != nil && (n.Op == syntax.RdrOut || n.Op == syntax.AppOut || n.Op == syntax.RdrClob) {
 						if w := shWord(n.Word); w != "\x00" && !files[w] {
 							files[w], changed = true, true
 						}
@@ -725,7 +725,7 @@ func eventRoutes(f *syntax.File, tainted map[string]bool) []int {
 	writes := func(s *syntax.Stmt) bool {
 		for _, r := range s.Redirs {
 			switch r.Op {
-			case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll:
+			case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
 				if mentions(r.Word, sinks) {
 					return true
 				}
