@@ -18,6 +18,7 @@
 package childproc
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"sync"
@@ -66,6 +67,22 @@ func Start(cmd *exec.Cmd) error {
 	return nil
 }
 
+// Run runs cmd as Start starts it and waits for it. If ctx ends first, its
+// process group is interrupted (SIGINT, as the terminal's Ctrl-C would
+// reach it; killed where there are no signals): make then waits for its
+// commands, and the go command for its compiler and linker, so that once
+// Run has returned nothing of the group writes any more.
+func Run(ctx context.Context, cmd *exec.Cmd) error {
+	if err := Start(cmd); err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { interruptGroup(cmd) })
+	err := cmd.Wait()
+	stop()
+	forget(cmd)
+	return err
+}
+
 // Kill ends cmd and every process of its group at once (SIGKILL where there
 // are signals) and forgets it. The caller still Waits for it.
 func Kill(cmd *exec.Cmd) {
@@ -89,8 +106,8 @@ func Terminate(cmd *exec.Cmd) {
 // reached it in the terminal's group: a child that ends what it started
 // on SIGINT does so (Delve kills its debuggee; make waits for its
 // commands, and the go command for its compiler and linker). It leaves
-// the children recorded, for KillAll. Where there are no signals it does
-// nothing.
+// the children recorded, for KillAll. Where there are no signals it kills
+// them.
 func InterruptAll() {
 	for _, c := range children() {
 		interruptGroup(c)

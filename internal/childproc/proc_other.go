@@ -10,4 +10,4 @@ func killGroup(cmd *exec.Cmd) { _ = cmd.Process.Kill() }
 
 func terminate(cmd *exec.Cmd) { _ = cmd.Process.Kill() }
 
-func interruptGroup(*exec.Cmd) {} // no signal to send: KillAll follows
+func interruptGroup(cmd *exec.Cmd) { _ = cmd.Process.Kill() } // no signal to send

@@ -1,7 +1,10 @@
 package childproc
 
 import (
+	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -30,5 +33,48 @@ func TestStopAllEndsChildren(t *testing.T) {
 	defer mu.Unlock()
 	if len(running) != 0 {
 		t.Errorf("%d children still recorded after StopAll", len(running))
+	}
+}
+
+// Run interrupts the child's group when its context ends, as the
+// terminal's Ctrl-C would (a child that cleans up on SIGINT does), and
+// returns once the child has exited.
+func TestRunInterruptsWhenItsContextEnds(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses sh(1) and SIGINT")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	ready, mark := filepath.Join(dir, "ready"), filepath.Join(dir, "interrupted")
+	cmd := exec.Command("sh", "-c", `trap 'touch "$1"; exit 0' INT; touch "$0"; while :; do sleep 0.05; done`, ready, mark)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ran := make(chan error, 1)
+	go func() { ran <- Run(ctx, cmd) }()
+	bound, stop := context.WithTimeout(context.Background(), 10*time.Second) // a failure bound, not a measure
+	defer stop()
+	for _, err := os.Stat(ready); err != nil; _, err = os.Stat(ready) {
+		select {
+		case <-bound.Done():
+			t.Fatal("the child did not start within 10s")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Errorf("Run = %v, want the child's clean exit on SIGINT", err)
+		}
+	case <-bound.Done():
+		t.Fatal("Run still waits 10s after its context ended")
+	}
+	if _, err := os.Stat(mark); err != nil {
+		t.Errorf("the child was not interrupted: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if _, ok := running[cmd]; ok {
+		t.Error("Run left the child recorded")
 	}
 }

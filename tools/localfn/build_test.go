@@ -1,6 +1,7 @@
 package localfn
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,7 @@ func TestBuildHandsMakeOnlyPlainWords(t *testing.T) {
 		{"a folder that make expands", "$(shell touch pwned)", "Fn"},
 		{"a folder that the shell splits", "a b;touch pwned;", "Fn"},
 	} {
-		out, err := Build(root, filepath.Join(t.TempDir(), tc.dir), []string{tc.fn}, "")
+		out, err := Build(context.Background(), root, filepath.Join(t.TempDir(), tc.dir), []string{tc.fn}, "")
 		if err == nil {
 			t.Errorf("%s: no error (make printed %q)", tc.name, out)
 		} else if msg := err.Error(); strings.ContainsAny(msg, "\x1b\x07") || !strings.Contains(msg, "^[A-Za-z0-9]+$") && !strings.Contains(msg, "ARTIFACTS_DIR") {
@@ -49,7 +50,7 @@ func TestBuildHandsMakeOnlyPlainWords(t *testing.T) {
 			os.Remove("pwned")
 		}
 	}
-	if out, err := Build(root, t.TempDir(), []string{"Fn"}, ""); err != nil {
+	if out, err := Build(context.Background(), root, t.TempDir(), []string{"Fn"}, ""); err != nil {
 		t.Fatalf("a plain build: %v\n%s", err, out)
 	}
 	if _, err := os.Stat(filepath.Join(root, "ran-Fn")); err != nil {

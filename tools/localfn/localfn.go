@@ -13,11 +13,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 
+	"github.com/plantstore/plantstore/internal/childproc"
 	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/samtemplate"
@@ -128,7 +130,13 @@ func (s *Set) Close() {
 // (samtemplate.IsLogicalID) and each ARTIFACTS_DIR a plain path
 // (plainPath); anything else is refused, naming it and the rule, before
 // make runs.
-func Build(root, dir string, functions []string, debug string) (string, error) {
+//
+// When ctx ends, make is interrupted as the terminal's Ctrl-C would
+// interrupt it (childproc.Run), and Build returns once make has exited:
+// nothing writes to dir after that. The go command leaves its work folder
+// when interrupted (golang/go#25808), so it keeps that under dir
+// (GOTMPDIR), removed once make has exited.
+func Build(ctx context.Context, root, dir string, functions []string, debug string) (string, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
@@ -141,6 +149,11 @@ func Build(root, dir string, functions []string, debug string) (string, error) {
 			return "", fmt.Errorf("build %s: the folder %q holds a character that make or the shell reads as syntax; ARTIFACTS_DIR takes only %s (TMPDIR=... picks another temporary folder)", fn, out, plainPath)
 		}
 	}
+	goTmp := filepath.Join(dir, ".gotmp") // no logical ID: IDs are alphanumeric
+	if err := os.MkdirAll(goTmp, 0o700); err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(goTmp)
 	var out bytes.Buffer
 	for _, fn := range functions {
 		args := []string{"--no-print-directory", "-s", "-C", root, "build-" + fn, "ARTIFACTS_DIR=" + filepath.Join(dir, fn), "GOARCH=" + runtime.GOARCH}
@@ -148,8 +161,9 @@ func Build(root, dir string, functions []string, debug string) (string, error) {
 			args = append(args, "DEBUG_BUILD=1")
 		}
 		cmd := exec.Command("make", args...)
+		cmd.Env = append(os.Environ(), "GOTMPDIR="+goTmp)
 		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
+		if err := childproc.Run(ctx, cmd); err != nil {
 			return out.String(), fmt.Errorf("build %s: %w", fn, err)
 		}
 	}

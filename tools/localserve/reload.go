@@ -118,7 +118,7 @@ func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *localfn.Set) (<-
 				if ctx.Err() != nil {
 					return "", ctx.Err()
 				}
-				if out, err := localfn.Build(r.Root, gen, []string{fn}, cfg.Debug); err != nil {
+				if out, err := localfn.Build(ctx, r.Root, gen, []string{fn}, cfg.Debug); err != nil {
 					return "", &BuildFailed{Output: out}
 				}
 			}

@@ -39,7 +39,7 @@ func TestTheReloadLinePrintsFileNamesEscaped(t *testing.T) {
 	var out proctest.Output
 	builds := t.TempDir()
 	_, err := Reload(ctx, root, "", &out, func(_ context.Context, c watch.Change) (string, error) {
-		if text, err := localfn.Build(root, builds, []string{"X"}, ""); err != nil {
+		if text, err := localfn.Build(ctx, root, builds, []string{"X"}, ""); err != nil {
 			return "", &BuildFailed{Output: text}
 		}
 		return "built", nil

@@ -161,7 +161,7 @@ func TestWatchKeepsDebuggingAfterARebuild(t *testing.T) {
 	const fn = "CreatePlantFunction"
 	tree := watchtest.CopyTree(t)
 	boots := t.TempDir()
-	if out, err := localfn.Build(tree, boots, []string{"AuthorizerFunction", fn}, fn); err != nil {
+	if out, err := localfn.Build(context.Background(), tree, boots, []string{"AuthorizerFunction", fn}, fn); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	addr := delve.FreeAddr(t)

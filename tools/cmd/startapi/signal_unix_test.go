@@ -67,23 +67,27 @@ func TestOneCtrlCEndsADebugSession(t *testing.T) {
 	tool.ended(t, "one Ctrl-C", family)
 }
 
-// A Ctrl-C during a WATCH=1 rebuild leaves no build behind: the tool waits
-// for the build's make before its folder goes. Here the signal reaches the
-// tool alone (kill -INT, an editor's stop button); the terminal's Ctrl-C
-// reaches the build's make too, which then ends sooner.
+// A Ctrl-C during a WATCH=1 rebuild, while the go command compiles, ends
+// the build and leaves nothing of it: neither the reload's build-N folder
+// (make went on writing it after the clean-up) nor the go command's work
+// folder (it leaves it when interrupted). The signal reaches the tool
+// alone, as the terminal's does (the build runs in a group of its own),
+// and as kill -INT or an editor's stop button sends it.
 func TestACtrlCDuringARebuildLeavesNoBuild(t *testing.T) {
 	t.Parallel()
 	tree := watchtest.CopyTree(t)
 	boots := t.TempDir()
-	if out, err := localfn.Build(tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}, ""); err != nil {
+	if out, err := localfn.Build(context.Background(), tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}, ""); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	tool := startInGroup(t, tree, boots, "-watch")
-	watchtest.Edit(t, filepath.Join(tree, "internal", "httpapi", "decode.go"), `"the body is not valid JSON (at byte %d)"`, `"the body is no JSON (at byte %d)"`)
+	// A message no build has compiled yet: the go command compiles.
+	watchtest.Edit(t, filepath.Join(tree, "internal", "httpapi", "decode.go"), `"the body is not valid JSON (at byte %d)"`,
+		fmt.Sprintf(`"the body is no JSON (at byte %%d, %d)"`, time.Now().UnixNano()))
 	var family []proctest.Proc
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) { // the bound only catches a hang
 		family = proctest.Family(t, tool.cmd.Process.Pid)
-		if building(family, tool.cmd.Process.Pid) {
+		if building(family) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -102,11 +106,10 @@ func TestACtrlCDuringARebuildLeavesNoBuild(t *testing.T) {
 	tool.ended(t, "SIGINT during a rebuild", family)
 }
 
-// building says whether the tool, below the make of pid, runs make, as
-// the rebuild does.
-func building(family []proctest.Proc, pid int) bool {
+// building says whether the go command of a rebuild compiles or links.
+func building(family []proctest.Proc) bool {
 	for _, p := range family {
-		if p.PID != pid && p.Command == "make" {
+		if p.Command == "compile" || p.Command == "link" {
 			return true
 		}
 	}

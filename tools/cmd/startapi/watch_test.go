@@ -32,7 +32,7 @@ func TestReloads(t *testing.T) {
 	}
 	tree := watchtest.CopyTree(t)
 	boots := t.TempDir()
-	if out, err := localfn.Build(tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}, ""); err != nil {
+	if out, err := localfn.Build(context.Background(), tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}, ""); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	var stdout, stderr proctest.Output
