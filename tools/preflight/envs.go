@@ -8,6 +8,7 @@
 package preflight
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -68,12 +69,18 @@ type env struct {
 	pipeline *samtemplate.Resolved // nil for default and edge, which no pipeline deploys
 }
 
-// translations holds each template's translation: the SAM translator is a
-// Python process of about a second.
-var translations sync.Map // path -> func() (map[string]any, error)
+// translations holds each template's translation, by its content: the SAM
+// translator is a Python process of about a second, and a copy of the
+// repository whose template.yaml is unchanged (a mutant of samconfig.toml
+// alone) shares the translation of the template it copies.
+var translations sync.Map // sha256 of the template -> func() (map[string]any, error)
 
 func translate(path string) (map[string]any, error) {
-	f, _ := translations.LoadOrStore(path, sync.OnceValues(func() (map[string]any, error) { return samtemplate.Translate(path) }))
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, _ := translations.LoadOrStore(sha256.Sum256(raw), sync.OnceValues(func() (map[string]any, error) { return samtemplate.Translate(path) }))
 	return f.(func() (map[string]any, error))()
 }
 
