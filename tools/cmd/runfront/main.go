@@ -20,6 +20,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -98,13 +99,18 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 		return err
 	}
 	generation := 0
-	build := func() (string, string, error) { // binary, compiler output
+	// A build ends with ctx (childproc.Run interrupts it), and what the go
+	// command leaves when interrupted (its work folder, golang/go#25808)
+	// stays in dir, which goes when the tool stops.
+	build := func(ctx context.Context) (string, string, error) { // binary, compiler output
 		generation++
 		bin := filepath.Join(dir, "localapi-"+strconv.Itoa(generation))
+		var out bytes.Buffer
 		cmd := exec.Command("go", "build", "-o", bin, "./cmd/localapi")
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
-		return bin, string(out), err
+		cmd.Dir, cmd.Env = root, append(os.Environ(), "GOTMPDIR="+dir)
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := childproc.Run(ctx, cmd)
+		return bin, out.String(), err
 	}
 	rec := trace.NewRecorder(stdout)
 	output := rec.LogsAbove(stderr, shown)
@@ -139,7 +145,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 		return generationOf(srv)
 	}
 
-	bin, out, err := build()
+	bin, out, err := build(ctx)
 	if err != nil {
 		return fmt.Errorf("build cmd/localapi:\n%s", out)
 	}
@@ -200,15 +206,15 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 // the serving one); the function it returns stops watching and returns
 // once a rebuild under way has ended (localserve.Reload), so that its go
 // build writes nothing after the temporary folder is removed.
-func reloadOnChange(ctx context.Context, root, bin string, build func() (string, string, error),
+func reloadOnChange(ctx context.Context, root, bin string, build func(context.Context) (string, string, error),
 	start func(string) (localserve.Generation, error), sw *localserve.Swapper, stdout io.Writer) (func(), error) {
 	wctx, stopWatch := context.WithCancel(ctx)
 	current := bin
-	ended, err := localserve.Reload(wctx, root, "", stdout, func(_ context.Context, c watch.Change) (string, error) {
+	ended, err := localserve.Reload(wctx, root, "", stdout, func(ctx context.Context, c watch.Change) (string, error) {
 		if len(c.Go) == 0 {
 			return "", nil
 		}
-		next, out, err := build()
+		next, out, err := build(ctx)
 		if err != nil {
 			return "", &localserve.BuildFailed{Output: out}
 		}
