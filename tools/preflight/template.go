@@ -52,6 +52,7 @@ func CheckTemplate(envs []env, allow *Allowlist, ref *StatefulReference) []Findi
 		fs := HS256SecretFindings(r)
 		fs = append(fs, LambdaPermissionFindings(r)...)
 		fs = append(fs, RouteFindings(r, allow)...)
+		fs = append(fs, ExposureFindings(e)...)
 		if slices.Contains(statefulEnvironments, e.name) {
 			fs = append(fs, StatefulFindings(r, e.name, ref)...)
 		}

@@ -1,0 +1,336 @@
+package preflight
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// exposureCase is one edit a teammate could make, with its motive in a
+// comment beside each part: the lines of CheckTemplate it must give, and
+// the lines other rules give for the same edit (also), so that the edit is
+// refused by one line of its own and nothing is left unexplained.
+type exposureCase struct {
+	name  string
+	edits []edit
+	want  []struct{ where, says string }
+	also  []string
+}
+
+// The parameter overrides of dev and prod in samconfig.toml, which an edit
+// extends.
+const (
+	devOverrides  = `PermissionsBoundaryPolicy=plant-store-dev-boundary"`
+	prodOverrides = `PermissionsBoundaryPolicy=plant-store-prod-boundary"`
+)
+
+// The lines the stateful rule gives when dev leaves the Cognito user pool
+// for another issuer: true, and not this rule's.
+var devLeavesCognito = []string{"UserPool [dev]: the AWS::Cognito::UserPool is gone", "UserPoolClient [dev]: the AWS::Cognito::UserPoolClient is gone"}
+
+// Edits that would put a request's secrets into a log, take the
+// authorizer's keys from elsewhere than its issuer, or turn the evidence an
+// incident needs below docs/deploy.md's floor in one environment, each
+// refused by one line naming the danger, the rule and the fix; and edits
+// that keep all three, which pass. Edits of different resources share a
+// mutant (one translation each, about 0.6 s of Python), and each is still
+// told apart by its own line; a mutant of samconfig.toml alone reuses the
+// template's cached translation.
+func TestExposureRulesCatchDangerousEdits(t *testing.T) {
+	t.Parallel()
+	skipMutantsInShort(t)
+	allow, ref := committedAllowlist(t), committedReference(t)
+	type want = struct{ where, says string }
+	cases := []exposureCase{
+		{name: "secrets into logs, logs out of the account, keys over http and from a parameter store",
+			edits: []edit{
+				// "Turn on full request logging in dev to debug a 502."
+				{"template.yaml", "", "  DeploymentType:\n    Type: String\n", "  ApiDataTrace:\n    Type: String\n    Default: 'false'\n    AllowedValues: ['true', 'false']\n" +
+					"    Description: Full request and response logs of the stage, to debug an integration.\n\n  DeploymentType:\n    Type: String\n"},
+				{"template.yaml", "  PlantsApi:", "          MetricsEnabled: true\n", "          MetricsEnabled: true\n          LoggingLevel: INFO\n          DataTraceEnabled: !Ref ApiDataTrace\n"},
+				{"samconfig.toml", "", devOverrides, strings.TrimSuffix(devOverrides, `"`) + ` ApiDataTrace=true"`},
+				// "See the exact header a partner sends when the authorizer
+				// refuses it."
+				{"template.yaml", "AccessLogSetting:", `"principal":"$context.authorizer.principalId",`,
+					`"principal":"$context.authorizer.principalId","authorization":"$input.params(''Authorization'')",`},
+				// "Log what WAF blocks in prod, to see why a partner gets 403."
+				{"template.yaml", "", "  WebAclAssociation:\n", "  WebAclLogging:\n    Type: AWS::WAFv2::LoggingConfiguration\n    Condition: WafOn\n    Properties:\n" +
+					"      ResourceArn: !GetAtt WebAcl.Arn\n      LogDestinationConfigs:\n" +
+					"        - !Sub arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:aws-waf-logs-${AWS::StackName}\n\n  WebAclAssociation:\n"},
+				// "Ship the authorizer's log to the security team's SIEM
+				// account."
+				{"template.yaml", "", "  # The authorizer's role: its own log group", "  AuthorizerLogsToSiem:\n    Type: AWS::Logs::SubscriptionFilter\n    Properties:\n" +
+					"      LogGroupName: !Ref AuthorizerLogGroup\n      FilterPattern: ''\n      DestinationArn: arn:aws:logs:eu-west-1:210987654321:destination:plantstore-siem\n\n" +
+					"  # The authorizer's role: its own log group"},
+				// "The staging IdP's certificate expired: take its keys over
+				// http until it is renewed."
+				{"template.yaml", "", `AllowedPattern: '^(https://\S+)?$'`, `AllowedPattern: '^(https?://\S+)?$'`},
+				{"samconfig.toml", "", ` ApiDataTrace=true"`, ` ApiDataTrace=true AuthIssuer=https://login.staging.plantstore.example AuthAudience=plant-store` +
+					` AuthJwksUrl=http://login.staging.plantstore.example/.well-known/jwks.json"`},
+				// "Let ops move the key URL without a deploy."
+				{"template.yaml", "  AuthorizerFunction:", "            - !Sub https://cognito-idp.${AWS::Region}.amazonaws.com/${UserPool}/.well-known/jwks.json\n",
+					"            - '{{resolve:ssm:/plantstore/jwks-url}}'\n"},
+			},
+			want: []want{
+				{"PlantsApiv1Stage [dev]", "DataTraceEnabled"},
+				{"PlantsApiv1Stage [default, dev, prod, edge]", "$input.params('Authorization')"},
+				{"WebAclLogging [prod, edge]", "without redacting the Authorization header"},
+				{"AuthorizerLogsToSiem [default, dev, prod, edge]", "to account 210987654321"},
+				{"AuthorizerFunction [dev]", "is http, not https"},
+				{"AuthorizerFunction [default, prod, edge]", "is a dynamic reference"},
+			},
+			also: devLeavesCognito},
+		{name: "keys from another pool, quieter evidence in one environment, an access log that cannot follow a request",
+			edits: []edit{
+				// "Dev's pool is recreated on every rebuild: take the keys of
+				// the team's long-lived pool."
+				{"template.yaml", "  AuthorizerFunction:", "amazonaws.com/${UserPool}/.well-known/jwks.json", "amazonaws.com/eu-west-1_TeamPool1/.well-known/jwks.json"},
+				// "Dev's 500s page the on-call at night: silence that alarm
+				// in dev."
+				{"template.yaml", "", "  AlarmTopicArn:\n", "  PageOnFailures:\n    Type: String\n    Default: 'true'\n    AllowedValues: ['true', 'false']\n" +
+					"    Description: Whether FailuresAlarm acts.\n\n  AlarmTopicArn:\n"},
+				{"template.yaml", "  FailuresAlarm:", "      TreatMissingData: notBreaching\n", "      TreatMissingData: notBreaching\n      ActionsEnabled: !Ref PageOnFailures\n"},
+				{"samconfig.toml", "", devOverrides, strings.TrimSuffix(devOverrides, `"`) + ` PageOnFailures=false"`},
+				// "TokensRefusedAlarm fires on every issuer hiccup: keep it on
+				// the dashboard and page nobody."
+				{"template.yaml", "  TokensRefusedAlarm:", "      AlarmActions: !If [HasAlarmTopic, [!Ref AlarmTopicArn], !Ref AWS::NoValue]\n", ""},
+				// "X-Ray costs money in dev: trace createplant in prod only."
+				{"template.yaml", "", "  ThrottlingRateLimit:\n", "  CreatePlantTracing:\n    Type: String\n    Default: Active\n    AllowedValues: [Active, PassThrough]\n" +
+					"    Description: X-Ray tracing of createplant.\n\n  ThrottlingRateLimit:\n"},
+				{"template.yaml", "  CreatePlantFunction:", "      Tracing: Active\n", "      Tracing: !Ref CreatePlantTracing\n"},
+				{"samconfig.toml", "", ` PageOnFailures=false"`, ` PageOnFailures=false CreatePlantTracing=PassThrough"`},
+				// "Prod's per-request lines are most of the CloudWatch bill:
+				// log warnings only there."
+				{"template.yaml", "", "  LogRetentionDays:\n", "  LogLevel:\n    Type: String\n    Default: info\n    Description: LOG_LEVEL of createplant.\n\n  LogRetentionDays:\n"},
+				{"template.yaml", "  CreatePlantFunction:", "          LOG_LEVEL: info\n", "          LOG_LEVEL: !Ref LogLevel\n"},
+				{"samconfig.toml", "", prodOverrides, strings.TrimSuffix(prodOverrides, `"`) + ` LogLevel=warn"`},
+				// "Tell partners apart by their usage-plan key in the access
+				// log."
+				{"template.yaml", "AccessLogSetting:", `"status":"$context.status",`, `"status":"$context.status","apiKey":"$context.identity.apiKey",`},
+				// "Cut the access log to the fields the dashboard charts, to
+				// save ingestion."
+				{"template.yaml", "AccessLogSetting:", `'{"requestId":"$context.requestId","ip":"$context.identity.sourceIp",`, `'{`},
+				{"template.yaml", "AccessLogSetting:", `"extendedRequestId":"$context.extendedRequestId","lambdaRequestId":"$context.integration.requestId",`, ""},
+			},
+			want: []want{
+				{"AuthorizerFunction [default, dev, prod, edge]", "outside the issuer's path"},
+				{"FailuresAlarm [dev]", "ActionsEnabled is false"},
+				{"TokensRefusedAlarm [default, dev, prod, edge]", "does not send to AlarmTopicArn"},
+				{"CreatePlantFunction [dev]", "without active tracing"},
+				{"CreatePlantFunction [prod]", "LOG_LEVEL=warn"},
+				{"PlantsApiv1Stage [default, dev, prod, edge]", "$context.identity.apiKey"},
+				{"PlantsApiv1Stage [default, dev, prod, edge]", "lacks $context.requestId, $context.extendedRequestId, $context.integration.requestId, $context.identity.sourceIp: a request"},
+			}},
+		{name: "cut retention to 1 day in dev to save cost",
+			edits: []edit{{"samconfig.toml", "", "LogRetentionDays=7 ", "LogRetentionDays=1 "}},
+			want:  []want{{"ApiAccessLogGroup, AuthorizerLogGroup, CreatePlantLogGroup, PreTrafficLogGroup [dev]", "kept 1 day ("}}},
+		{name: "point JWKS at our staging IdP mirror",
+			edits: []edit{{"samconfig.toml", "", devOverrides, strings.TrimSuffix(devOverrides, `"`) +
+				` AuthIssuer=https://login.plantstore.example AuthAudience=plant-store AuthJwksUrl=https://idp-mirror.staging.plantstore.example/.well-known/jwks.json"`}},
+			want: []want{{"AuthorizerFunction [dev]", "is on host idp-mirror.staging.plantstore.example, not the issuer's login.plantstore.example"}},
+			also: devLeavesCognito},
+		{name: "safe: a year of prod logs, one more alarm, the authorizer's latency logged, execution logs at ERROR",
+			edits: []edit{
+				// "Keep a year of prod logs for the audit."
+				{"samconfig.toml", "", "LogRetentionDays=90 ", "LogRetentionDays=365 "},
+				// "Page when the authorizer slows down."
+				{"template.yaml", "", "  TableSystemErrorsAlarm:\n", "  AuthorizerSlowAlarm:\n    Type: AWS::CloudWatch::Alarm\n    Properties:\n" +
+					"      AlarmDescription: the authorizer's p99 duration was over 1 s for 15 minutes\n      Namespace: AWS/Lambda\n      MetricName: Duration\n" +
+					"      Dimensions:\n        - Name: FunctionName\n          Value: !Ref AuthorizerFunction\n      ExtendedStatistic: p99\n      Period: 300\n" +
+					"      EvaluationPeriods: 3\n      Threshold: 1000\n      ComparisonOperator: GreaterThanThreshold\n      TreatMissingData: notBreaching\n" +
+					"      AlarmActions: !If [HasAlarmTopic, [!Ref AlarmTopicArn], !Ref AWS::NoValue]\n\n  TableSystemErrorsAlarm:\n"},
+				// "Log the authorizer's latency and the subject it hands on."
+				{"template.yaml", "AccessLogSetting:", `"authorizerStatus":"$context.authorizer.status",`,
+					`"authorizerStatus":"$context.authorizer.status","authorizerLatencyMs":"$context.authorizer.latency","sub":"$context.authorizer.sub",`},
+				// "Execution logs for errors only, as AWS recommends."
+				{"template.yaml", "  PlantsApi:", "          MetricsEnabled: true\n", "          MetricsEnabled: true\n          LoggingLevel: ERROR\n"},
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			envs := loadMutant(t, mutant(t, c.edits...), stackVariants...)
+			findings := CheckTemplate(envs, allow, ref)
+			matched := make([]bool, len(findings))
+			for _, w := range c.want {
+				n := 0
+				for i, f := range findings {
+					if strings.Contains(f.Where, w.where) && strings.Contains(f.String(), w.says) {
+						matched[i] = true
+						n++
+						t.Logf("caught: %s", f)
+					}
+				}
+				if n != 1 {
+					t.Errorf("%d findings on %s saying %q, want 1", n, w.where, w.says)
+				}
+			}
+			for i, f := range findings {
+				if matched[i] {
+					continue
+				}
+				explained := false
+				for _, a := range c.also {
+					explained = explained || strings.Contains(f.String(), a)
+				}
+				if !explained {
+					t.Errorf("unexpected finding: %s", f)
+				}
+			}
+		})
+	}
+}
+
+// A JWKS URL is its issuer's own only under the issuer's https URL: the
+// forms real issuers use pass, and every other host, scheme, path or
+// spelling that leads elsewhere is refused.
+func TestKeySourceIsTheIssuers(t *testing.T) {
+	t.Parallel()
+	const pool = "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbC123"
+	for _, c := range []struct{ issuer, jwks, refused string }{
+		{pool, pool + "/.well-known/jwks.json", ""},
+		{"https://tenant.eu.auth0.com/", "https://tenant.eu.auth0.com/.well-known/jwks.json", ""},
+		{"https://example.okta.com/oauth2/default", "https://example.okta.com/oauth2/default/v1/keys", ""},
+		{"https://id.example.com/realms/plants", "https://ID.example.com:443/realms/plants/protocol/openid-connect/certs", ""},
+		{pool, "", ""},
+		{pool, "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Other1/.well-known/jwks.json", "outside the issuer's path /eu-west-1_AbC123"},
+		{pool, "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbC1234/.well-known/jwks.json", "outside the issuer's path"},
+		{pool, pool + "/../eu-west-1_Other1/.well-known/jwks.json", "dot segments"},
+		{pool, pool + "/%2e%2e/eu-west-1_Other1/.well-known/jwks.json", "escapes"},
+		{pool, "https://cognito-idp.eu-west-1.amazonaws.com@evil.example/eu-west-1_AbC123/.well-known/jwks.json", "user information"},
+		{pool, "https://cognito-idp.eu-west-1.amazonaws.com.evil.example/eu-west-1_AbC123/.well-known/jwks.json", "is on host"},
+		{pool, "https://cognito-idp.eu-west-1.amazonaws.com:8443/eu-west-1_AbC123/.well-known/jwks.json", "is on host"},
+		{pool, "http://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbC123/.well-known/jwks.json", "is http, not https"},
+		{pool, pool + "/.well-known/jwks.json?pool=eu-west-1_Other1", "a query"},
+		{pool, "{{resolve:ssm:/plantstore/jwks}}", "is a dynamic reference"},
+		{"", "https://idp.example.com/.well-known/jwks.json", "has no issuer"},
+		{"http://idp.example.com", "https://idp.example.com/.well-known/jwks.json", "no https URL"},
+		{"https://accounts.google.com", "https://www.googleapis.com/oauth2/v3/certs", "is on host www.googleapis.com"},
+	} {
+		got := keySourceRefused(c.issuer, c.jwks)
+		if (c.refused == "") != (got == "") || !strings.Contains(got, c.refused) {
+			t.Errorf("issuer %q, JWKS %q: refused %q, want %q", c.issuer, c.jwks, got, c.refused)
+		}
+	}
+}
+
+// A variable of a log format is refused by what it carries, however it is
+// spelt: the request's own headers and body by any of API Gateway's
+// notations, the API key, the token's claims and the authorizer's context
+// beyond the subject; the gateway's own facts pass.
+func TestLoggedSecretsByWhatTheyCarry(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		format string
+		secret bool
+	}{
+		{`{"key":"$context.identity.apiKey"}`, true},
+		{`${context.identity.apiKey}`, true},
+		{`$context.Identity.ApiKey`, true},
+		{`"$input.params('Authorization')"`, true},
+		{`$input.params().header.get('authorization')`, true},
+		{`$util.escapeJavaScript($input.body)`, true},
+		{`$method.request.header.Authorization`, true},
+		{`$request.header.authorization`, true},
+		{`$context.requestOverride.header.Authorization`, true},
+		{`$context.authorizer.claims.email`, true},
+		{`$context.authorizer.token`, true},
+		{`$context.authorizer.Sub`, true},
+		{`$context.authorizer.principalId $context.authorizer.sub $context.authorizer.latency $context.authorizer.integrationStatus`, false},
+		{`$context.identity.sourceIp $context.identity.userAgent $context.integration.requestId $context.error.responseType $stageVariables.alias`, false},
+	} {
+		secret := false
+		for _, m := range formatVariables(c.format) {
+			secret = secret || loggedSecret(m[1], m[2]) != ""
+		}
+		if secret != c.secret {
+			t.Errorf("%s: refused %v, want %v", c.format, secret, c.secret)
+		}
+	}
+}
+
+// The exposure rules read what they check in every variant of the
+// repository's template, so that no finding is no accident: a key source,
+// alarms with the probe's topic, log groups with a retention, a stage with
+// an access log format, traced functions.
+func TestExposureRulesReadTheStack(t *testing.T) {
+	t.Parallel()
+	for _, e := range allVariants(t) {
+		probe, err := evidenceProbe(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jwks := 0
+		for _, id := range probe.ResourcesOfType("AWS::Lambda::Function") {
+			if len(valuesOfKey(rawProperties(probe, id)["Environment"], "AUTH_JWKS_URL")) > 0 {
+				jwks++
+			}
+		}
+		topic, acting := paramValue(probe, alarmTopicParam), 0
+		for _, id := range probe.ResourcesOfType("AWS::CloudWatch::Alarm") {
+			p, _ := probe.Properties(id)
+			if slices.Contains(stringsOf(p["AlarmActions"]), topic) {
+				acting++
+			}
+		}
+		retained := 0
+		for _, id := range probe.ResourcesOfType("AWS::Logs::LogGroup") {
+			if _, ok := rawProperties(probe, id)["RetentionInDays"]; ok {
+				retained++
+			}
+		}
+		formats := 0
+		for _, st := range stagesOf(probe) {
+			if st.rest && st.format != "" && isTrue(st.tracing) {
+				formats++
+			}
+		}
+		serving := servingFunctions(probe)
+		if jwks != 1 || acting < 10 || retained < 4 || formats != 1 || !slices.Equal(serving, []string{"AuthorizerFunction", "CreatePlantFunction"}) {
+			t.Errorf("%s: the rules read %d key sources (want 1), %d alarms acting on %s (want 10 or more), %d log groups with a retention (want 4 or more), "+
+				"%d traced stages with an access log format (want 1), functions serving requests %v (want the authorizer and createplant)", e.name, jwks, acting, topic, retained, formats, serving)
+		}
+	}
+}
+
+// docs/deploy.md's table "What an incident needs" states the floor the
+// rules hold: the retention's days, the log level and the access log's
+// variables.
+func TestDeployDocStatesTheEvidenceFloor(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "docs", "deploy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(raw), "\n## What an incident needs\n")
+	if !ok {
+		t.Fatal(`docs/deploy.md has no section "## What an incident needs"`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	row := func(name string) string {
+		for _, l := range strings.Split(section, "\n") {
+			if strings.HasPrefix(l, "| "+name+" |") {
+				return l
+			}
+		}
+		t.Errorf("the table has no row %q", name)
+		return ""
+	}
+	if want := fmt.Sprintf("**%d** days", retentionFloorDays); !strings.Contains(row("log retention"), want) {
+		t.Errorf("the row log retention does not say %q, the rule's floor", want)
+	}
+	if want := "`" + strings.ToLower(logLevelFloor.String()) + "`"; !strings.Contains(row("log level"), want) {
+		t.Errorf("the row log level does not say %s, the rule's floor", want)
+	}
+	var fields []string
+	for _, m := range regexp.MustCompile("`(\\$context\\.[A-Za-z.]+)`").FindAllStringSubmatch(row("access logs"), -1) {
+		fields = append(fields, m[1])
+	}
+	if !slices.Equal(fields, accessLogFloor) {
+		t.Errorf("the row access logs names %v; the rule keeps %v", fields, accessLogFloor)
+	}
+}
