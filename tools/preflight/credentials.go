@@ -118,6 +118,9 @@ func (c *wfChecker) templateCredentials(name string) {
 		c.add(name, ruleLongLivedCredential, srcIAMBestPractices, "cannot read "+name+": "+err.Error(), "restore it")
 		return
 	}
+	if !mayHoldCredential(raw) {
+		return
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil || len(doc.Content) == 0 {
 		c.add(name, ruleLongLivedCredential, srcIAMBestPractices, name+" does not parse as YAML", "fix its syntax")
@@ -166,6 +169,36 @@ func (c *wfChecker) templateCredentials(name string) {
 				"an AWS access key id ("+m[:4]+"…) is written into the template", "remove it and deactivate the key; "+fix)
 		}
 	})
+}
+
+// mayHoldCredential says whether a template's text names anything the rule
+// refuses: a type of longLivedTypes, a policy's Users or Groups, a secret,
+// a key's secret or a key id. Most templates name none, and parsing one is
+// most of the rule's cost (it runs for every edit the guards' tests make).
+func mayHoldCredential(raw []byte) bool {
+	s := string(raw)
+	for t := range longLivedTypes {
+		if strings.Contains(s, t) {
+			return true
+		}
+	}
+	if strings.Contains(s, "AWS::SecretsManager::Secret") || strings.Contains(s, "SecretAccessKey") {
+		return true
+	}
+	for _, p := range []string{"AKIA", "ASIA", "ABIA", "ACCA", "Users", "Groups"} {
+		if strings.Contains(s, p) && (len(p) > 4 || accessKeyIDRe.MatchString(s)) {
+			if len(p) == 4 {
+				return true
+			}
+			for _, l := range strings.Split(s, "\n") {
+				l = strings.Trim(strings.TrimSpace(l), `{,"`)
+				if strings.HasPrefix(l, p+":") || strings.HasPrefix(l, p+`":`) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func walkYAML(n *yaml.Node, f func(*yaml.Node)) {

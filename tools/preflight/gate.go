@@ -196,8 +196,9 @@ var gateStubs = map[string]string{
       printf '#!/bin/bash\n__gate %s "$@"\n' "$a" > "$GOBIN/$a"; chmod +x "$GOBIN/$a"; fi;;
   esac
 }`,
-	"__gate_list": `() { local cwd=${1#"$PREFLIGHT_GATE_ROOT"} p all base bm cm ip d m seen=' '
+	"__gate_list": `() { local - cwd=${1#"$PREFLIGHT_GATE_ROOT"} p all base bm cm line ip d m seen=' ' IFS=$'\n'; local -a table
   shift; cwd=${cwd#/}; cwd=${cwd:-.}
+  set -f; table=($PREFLIGHT_GATE_PKGS); IFS=$' \t\n'
   __gate_mod "$cwd"; cm=$REPLY
   for p; do
     case $p in -*|*'{{'*) continue;; esac
@@ -205,7 +206,8 @@ var gateStubs = map[string]string{
     base=
     if [[ $p == . || $p == ./* ]]; then p=${p#.}; p=${p#/}; if [[ $cwd == . ]]; then base=${p:-.}; else base=$cwd${p:+/$p}; fi; fi
     __gate_mod "$base"; bm=$REPLY
-    while IFS=$'\t' read -r ip d m; do
+    for line in "${table[@]}"; do
+      ip=${line%%$'\t'*}; m=${line#*$'\t'}; d=${m%%$'\t'*}; m=${m#*$'\t'}
       if [[ -n $base ]]; then
         if [[ $all ]]; then [[ ($base == . || $d == "$base" || $d == "$base"/*) && $m == "$bm" ]] || continue
         else [[ $d == "$base" ]] || continue; fi
@@ -214,7 +216,7 @@ var gateStubs = map[string]string{
       fi
       if [[ ${GOWORK-} == off && $m != "$cm" ]]; then continue; fi
       if [[ $seen != *" $ip "* ]]; then seen+="$ip "; echo "$ip"; fi
-    done <<< "$PREFLIGHT_GATE_PKGS"
+    done
   done
 }`,
 	"__gate_mod": `() { local m; REPLY=.
@@ -375,6 +377,12 @@ func matchPackages(pkgs []GoPackage, cwd string, gowork string, patterns []strin
 // error is a failure to set the run up (no bash or make on this machine, a
 // copy that cannot be written).
 func CheckGate(ctx context.Context, root string, pkgs []GoPackage, failEach bool) ([]Finding, error) {
+	return checkGate(ctx, root, pkgs, failEach, true)
+}
+
+// checkGate is CheckGate; without copy it runs the job in root itself,
+// which must then be a copy the caller throws away.
+func checkGate(ctx context.Context, root string, pkgs []GoPackage, failEach, copy bool) ([]Finding, error) {
 	wfs, err := loadWorkflows(filepath.Join(root, ".github", "workflows"))
 	if err != nil {
 		return nil, err
@@ -395,7 +403,7 @@ func CheckGate(ctx context.Context, root string, pkgs []GoPackage, failEach bool
 		return []Finding{{Where: ".github/workflows/ci.yml", Rule: ruleChecksGate + " (" + srcGate + "): no job runs `bash .ci/run`, so CI runs none of the checks", Fix: "keep the job whose step runs `bash .ci/run`"}}, nil
 	}
 	where := w.where(*ci)
-	r, err := newGateRun(root, pkgs)
+	r, err := newGateRun(root, pkgs, copy)
 	if err != nil {
 		return nil, err
 	}
@@ -524,7 +532,7 @@ type gateRun struct {
 	env                  []string // the stubs and the runner's defaults
 }
 
-func newGateRun(root string, pkgs []GoPackage) (*gateRun, error) {
+func newGateRun(root string, pkgs []GoPackage, copy bool) (*gateRun, error) {
 	for _, t := range []string{"bash", "make"} {
 		if _, err := exec.LookPath(t); err != nil {
 			return nil, fmt.Errorf("the checks gate runs CI's job with %s: %w", t, err)
@@ -538,7 +546,12 @@ func newGateRun(root string, pkgs []GoPackage) (*gateRun, error) {
 		tmp = t
 	}
 	r := &gateRun{tmp: tmp, repo: filepath.Join(tmp, "repo"), bin: filepath.Join(tmp, "bin"), home: filepath.Join(tmp, "home")}
-	if err := copyRepository(root, r.repo); err != nil {
+	if !copy {
+		if r.repo, err = filepath.EvalSymlinks(root); err != nil {
+			os.RemoveAll(tmp)
+			return nil, err
+		}
+	} else if err := copyRepository(root, r.repo); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
@@ -587,7 +600,10 @@ func newGateRun(root string, pkgs []GoPackage) (*gateRun, error) {
 }
 
 // copyRepository copies what the job can read: every file but Go sources
-// and the untracked outputs (.git, .bin, bin, node_modules, .aws-sam).
+// and the untracked outputs (.git, .bin, bin, node_modules, .aws-sam). A
+// file over 256 KiB (a schema, a picture, the access snapshot) is copied
+// only under tools/preflight/ (the protected files); elsewhere it is left
+// empty, since only the tools a stub stands for read such data.
 func copyRepository(root, dst string) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -607,9 +623,11 @@ func copyRepository(root, dst string) error {
 		if err != nil {
 			return err
 		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			return err
+		var raw []byte
+		if info.Size() <= 256<<10 || strings.HasPrefix(filepath.ToSlash(rel), "tools/preflight/") {
+			if raw, err = os.ReadFile(p); err != nil {
+				return err
+			}
 		}
 		return os.WriteFile(filepath.Join(dst, rel), raw, info.Mode().Perm())
 	})

@@ -47,49 +47,59 @@ func TestChecksGate(t *testing.T) {
 func gateEdits() []guardEdit {
 	return []guardEdit{
 		{"GOFLAGS -skip in the checks step", "skip the slow Delve tests in CI; they pass locally anyway",
-			".github/workflows/ci.yml", replaceOnce("          CI: 'true'\n", "          CI: 'true'\n          GOFLAGS: -skip=TestDelve\n"), ruleChecksGate, false},
-		{"-short on make test's race run", "CI minutes are tight: the short tests are enough on every push",
-			"Makefile", replaceOnce("\t$(TEST_ENV) $(GO) test -race -count=1", "\t$(TEST_ENV) $(GO) test -short -race -count=1"), ruleChecksGate, false},
+			".github/workflows/ci.yml", replaceOnce("          CI: 'true'\n", "          CI: 'true'\n          GOFLAGS: -skip=TestDelve\n"), ruleChecksGate, runOnce},
 		{"a package dropped from make test's list", "the bench tool's tests take minutes; make bench runs them",
-			"Makefile", replaceOnce("./tools/... | grep -vxF", "./tools/... | grep -v /tools/cmd/bench | grep -vxF"), ruleChecksGate, false},
+			"Makefile", replaceOnce("./tools/... | grep -vxF", "./tools/... | grep -v /tools/cmd/bench | grep -vxF"), ruleChecksGate, runOnce},
 		{"GOFLAGS written to GITHUB_ENV by the pip step", "run the fast half of the tests on pull requests, the rest on main",
 			".github/workflows/ci.yml", replaceOnce("        run: python -m pip install -r .github/requirements.txt\n",
-				"        run: |\n          python -m pip install -r .github/requirements.txt\n          echo \"GOFLAGS=-run=Test[A-M]\" >> \"$GITHUB_ENV\"\n"), ruleChecksGate, false},
+				"        run: |\n          python -m pip install -r .github/requirements.txt\n          echo \"GOFLAGS=-run=Test[A-M]\" >> \"$GITHUB_ENV\"\n"), ruleChecksGate, runOnce},
 		{"the Windows vet dropped from make lint", "nobody builds for Windows; the vet there only slows lint",
-			"Makefile", replaceOnce("\tGOOS=windows GOARCH=amd64 $(GO) vet ./... ./tools/...\n", ""), ruleChecksGate, false},
+			"Makefile", replaceOnce("\tGOOS=windows GOARCH=amd64 $(GO) vet ./... ./tools/...\n", ""), ruleChecksGate, runOnce},
 		{"fuzz failures as warnings", "fuzz findings shouldn't block merges; we triage them weekly",
 			"Makefile", replaceOnce(`then echo "fuzz failed:$$failed (an input that fails is kept under the package's testdata/fuzz/)"; exit 1; fi`,
-				`then echo "::warning::fuzz failed:$$failed"; fi`), ruleChecksGate, true},
+				`then echo "::warning::fuzz failed:$$failed"; fi`), ruleChecksGate, failEachCheck},
 		{"paths-ignore on pull requests", "docs-only pull requests don't need the full CI",
-			".github/workflows/ci.yml", replaceOnce("  pull_request:\n", "  pull_request:\n    paths-ignore: ['docs/**', '**.md']\n"), ruleChecksGate, false},
+			".github/workflows/ci.yml", replaceOnce("  pull_request:\n", "  pull_request:\n    paths-ignore: ['docs/**', '**.md']\n"), ruleChecksGate, filesOnly},
 		{"the checks' CI variable from a repository variable", "let us turn strict mode off from the settings when moto's site is down",
-			".github/workflows/ci.yml", replaceOnce("          CI: 'true'\n", "          CI: ${{ vars.STRICT_CI }}\n"), ruleChecksGate, false},
+			".github/workflows/ci.yml", replaceOnce("          CI: 'true'\n", "          CI: ${{ vars.STRICT_CI }}\n"), ruleChecksGate, filesOnly},
 		{"make preflight-accept in the deploy's build job", "deploys stall on snapshot diffs; accept them on main automatically",
-			".github/workflows/deploy.yml", replaceOnce("      - name: sam build\n", "      - name: accept the reviewed snapshot\n        run: make preflight-accept\n      - name: sam build\n"), ruleReviewerAccept, false},
+			".github/workflows/deploy.yml", replaceOnce("      - name: sam build\n", "      - name: accept the reviewed snapshot\n        run: make preflight-accept\n      - name: sam build\n"), ruleReviewerAccept, filesOnly},
 		{"tests shuffled (safe)", "run the tests in random order to shake out order dependence",
-			"Makefile", replaceOnce("\t$(TEST_ENV) $(GO) test -race -count=1", "\t$(TEST_ENV) $(GO) test -race -shuffle=on -count=1"), "", false},
+			"Makefile", replaceOnce("\t$(TEST_ENV) $(GO) test -race -count=1", "\t$(TEST_ENV) $(GO) test -race -shuffle=on -count=1"), "", runOnce},
 	}
 }
 
 // Each of gateEdits, made to a copy of the repository, is refused by the
 // workflow rules and the checks gate together with one line (or, the safe
-// one, passes both). Making each check fail in turn costs a run of the job
-// per check, so it runs on the repository itself (TestChecksGate) and on the
-// edit only that sweep can catch.
+// one, passes both). An edit that cannot change what the job runs (a
+// trigger, a literal env:, another workflow) is read from the files alone;
+// making each check fail in turn costs a run of the job per check, so it
+// runs on the repository itself (TestChecksGate) and on the one edit that
+// only it can catch.
 func TestGateRefusesEditsThatStopTheChecksGating(t *testing.T) {
 	t.Parallel()
 	skipMutantsInShort(t)
 	pkgs := packagesOrSkip(t)
+	edits := gateEdits()
 	newCopy := func(t *testing.T) string {
-		dir := t.TempDir()
+		// Not t.TempDir: the job runs here, and make reads a path with
+		// the subtest's parentheses as an archive member.
+		dir, err := os.MkdirTemp("", "preflight-gate-edit-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
 		if err := copyRepository(repoRoot, dir); err != nil {
 			t.Fatal(err)
 		}
 		return dir
 	}
-	checkGuardEdits(t, gateEdits(), newCopy, func(t *testing.T, dir string, tc guardEdit) []Finding {
+	checkGuardEdits(t, edits, newCopy, func(t *testing.T, dir string, tc guardEdit) []Finding {
 		findings := checkWorkflowsOf(t, dir, tc)
-		gate, err := CheckGate(context.Background(), dir, pkgs, tc.failEach)
+		if tc.job == filesOnly {
+			return findings
+		}
+		gate, err := checkGate(context.Background(), dir, pkgs, tc.job == failEachCheck, false)
 		if err != nil {
 			t.Fatal(err)
 		}

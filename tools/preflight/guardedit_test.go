@@ -15,8 +15,18 @@ type guardEdit struct {
 	file         string // relative to the repository root
 	edit         textEdit
 	rule         string
-	failEach     bool // the checks gate makes each check fail in turn (gate edits)
+	job          jobRun // how much of CI's job the checks gate runs (gate edits)
 }
+
+// jobRun says how a gate edit is checked: by the files alone, by a run of
+// the CI job, or by that run and one more with each check failing in turn.
+type jobRun int
+
+const (
+	filesOnly jobRun = iota
+	runOnce
+	failEachCheck
+)
 
 // checkGuardEdits applies each edit to a copy of the repository that
 // newCopy makes, and runs check on the copy.
