@@ -432,6 +432,19 @@ func (r *Resolved) ref(name string) (any, error) {
 		return fmt.Sprintf("arn:%s:iam::%s:oidc-provider/%s", s.Partition, s.Account, strings.TrimPrefix(fmt.Sprint(url), "https://")), err
 	case "AWS::ApiGateway::RestApi":
 		return "preflight1", nil
+	// The Ref of each type below is what CloudFormation's resource type
+	// reference gives under "Return values": a topic's and a secret's ARN, a
+	// queue's URL, a key's id, a layer version's ARN.
+	case "AWS::SNS::Topic":
+		return fmt.Sprintf("arn:%s:sns:%s:%s:%s", s.Partition, s.Region, s.Account, r.name(name, res, nameProperty[typ])), nil
+	case "AWS::SQS::Queue":
+		return fmt.Sprintf("https://sqs.%s.amazonaws.com/%s/%s", s.Region, s.Account, r.name(name, res, nameProperty[typ])), nil
+	case "AWS::KMS::Key":
+		return "preflight-" + strings.ToLower(name), nil
+	case "AWS::SecretsManager::Secret":
+		return fmt.Sprintf("arn:%s:secretsmanager:%s:%s:secret:%s-PreFl1", s.Partition, s.Region, s.Account, r.name(name, res, nameProperty[typ])), nil
+	case "AWS::Lambda::LayerVersion":
+		return fmt.Sprintf("arn:%s:lambda:%s:%s:layer:%s:1", s.Partition, s.Region, s.Account, r.name(name, res, nameProperty[typ])), nil
 	}
 	return r.name(name, res, nameProperty[typ]), nil
 }
@@ -449,6 +462,12 @@ var nameProperty = map[string]string{
 	"AWS::S3::Bucket":              "BucketName",
 	"AWS::IAM::ManagedPolicy":      "ManagedPolicyName",
 	"AWS::CodeDeploy::Application": "ApplicationName",
+	"AWS::SNS::Topic":              "TopicName",
+	"AWS::SQS::Queue":              "QueueName",
+	"AWS::SecretsManager::Secret":  "Name",
+	"AWS::ECR::Repository":         "RepositoryName",
+	"AWS::Events::EventBus":        "Name",
+	"AWS::Lambda::LayerVersion":    "LayerName",
 }
 
 // name is the resource's physical name: the named property, or the name
@@ -510,6 +529,18 @@ func (r *Resolved) getAtt(id, attr string) (any, error) {
 		return fmt.Sprintf("arn:%s:cognito-idp:%s:%s:userpool/%s", s.Partition, s.Region, s.Account, name), nil
 	case "AWS::WAFv2::WebACL.Arn":
 		return fmt.Sprintf("arn:%s:wafv2:%s:%s:regional/webacl/%s/preflight", s.Partition, s.Region, s.Account, name), nil
+	case "AWS::SNS::Topic.TopicArn", "AWS::SQS::Queue.QueueUrl", "AWS::KMS::Key.KeyId", "AWS::SecretsManager::Secret.Id":
+		return name, nil
+	case "AWS::SNS::Topic.TopicName", "AWS::SQS::Queue.QueueName":
+		return name[strings.LastIndexAny(name, ":/")+1:], nil
+	case "AWS::SQS::Queue.Arn":
+		return fmt.Sprintf("arn:%s:sqs:%s:%s:%s", s.Partition, s.Region, s.Account, name[strings.LastIndex(name, "/")+1:]), nil
+	case "AWS::KMS::Key.Arn":
+		return fmt.Sprintf("arn:%s:kms:%s:%s:key/%s", s.Partition, s.Region, s.Account, name), nil
+	case "AWS::ECR::Repository.Arn":
+		return fmt.Sprintf("arn:%s:ecr:%s:%s:repository/%s", s.Partition, s.Region, s.Account, name), nil
+	case "AWS::Events::EventBus.Arn":
+		return fmt.Sprintf("arn:%s:events:%s:%s:event-bus/%s", s.Partition, s.Region, s.Account, name), nil
 	}
 	return fmt.Sprintf("%s.%s", name, attr), nil
 }

@@ -185,3 +185,47 @@ func TestNumberResolvesThroughTheEvaluator(t *testing.T) {
 		}
 	}
 }
+
+// The resources a resource policy guards resolve as CloudFormation resolves
+// them (each type's "Return values"): a policy's Resource written with Ref
+// or Fn::GetAtt names the ARN the policy is attached to.
+func TestResolveGivesPolicyTargetsTheirARNs(t *testing.T) {
+	t.Parallel()
+	tpl, err := Parse([]byte(`
+Resources:
+  Topic: {Type: AWS::SNS::Topic}
+  Queue: {Type: AWS::SQS::Queue, Properties: {QueueName: !Sub '${AWS::StackName}-dlq'}}
+  Key: {Type: AWS::KMS::Key}
+  Secret: {Type: AWS::SecretsManager::Secret}
+  Repo: {Type: AWS::ECR::Repository}
+  Bus: {Type: AWS::Events::EventBus, Properties: {Name: shop-bus}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Resolve(tpl.Doc, Stack{Name: "shop", Region: "eu-west-1", Account: "111122223333", Partition: "aws"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		"Topic":           "arn:aws:sns:eu-west-1:111122223333:shop-Topic-PREFLIGHT1AB",
+		"Topic.TopicName": "shop-Topic-PREFLIGHT1AB",
+		"Queue":           "https://sqs.eu-west-1.amazonaws.com/111122223333/shop-dlq",
+		"Queue.Arn":       "arn:aws:sqs:eu-west-1:111122223333:shop-dlq",
+		"Queue.QueueName": "shop-dlq",
+		"Key":             "preflight-key",
+		"Key.Arn":         "arn:aws:kms:eu-west-1:111122223333:key/preflight-key",
+		"Secret":          "arn:aws:secretsmanager:eu-west-1:111122223333:secret:shop-Secret-PREFLIGHT1AB-PreFl1",
+		"Repo.Arn":        "arn:aws:ecr:eu-west-1:111122223333:repository/shop-Repo-PREFLIGHT1AB",
+		"Bus.Arn":         "arn:aws:events:eu-west-1:111122223333:event-bus/shop-bus",
+	} {
+		v := any(map[string]any{"Ref": in})
+		if id, attr, ok := strings.Cut(in, "."); ok {
+			v = map[string]any{"Fn::GetAtt": []any{id, attr}}
+		}
+		got, err := r.Value(v)
+		if err != nil || got != want {
+			t.Errorf("%s = %v (%v), want %s", in, got, err, want)
+		}
+	}
+}
