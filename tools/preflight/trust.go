@@ -22,7 +22,10 @@ import (
 // holding every permission its own account can give it: IAM's cross-account
 // rule wants the caller's own allow too), GitHub's OIDC subjects of other
 // repositories, owners, branches, tags, pull requests and environments, and
-// other identity providers.
+// other identity providers; each with the keys IAM sets from who it is
+// (identityOf). The rule of conditions (conditions.go) adds the principals
+// the trust policy names and, where it has conditions, every context of
+// every outsider that its condition keys could match.
 
 // assumer is the principal a role is for, with the action it calls and the
 // context its request carries.
@@ -138,13 +141,13 @@ func outsiders(tr trustedRole, services []string, stsActions []string) []iameval
 			continue
 		}
 		seen[p] = true
-		callers = append(callers, caller{principal: p, context: map[string]any{"aws:SourceAccount": account}})
+		callers = append(callers, caller{principal: p, context: withIdentity(p, map[string]any{"aws:SourceAccount": account})})
 	}
 	iam := func(acct, rest string) string { return fmt.Sprintf("arn:%s:iam::%s:%s", partition, acct, rest) }
 	for _, acct := range []string{otherAccount, account} {
 		for _, p := range []string{iam(acct, "root"), iam(acct, "role/plant-store-dev-Outsider"), iam(acct, "role/plant-store-pipeline-prod-DeployRole-X"), iam(acct, "user/someone"),
 			fmt.Sprintf("arn:%s:sts::%s:assumed-role/plant-store-dev-Outsider/session", partition, acct)} {
-			callers = append(callers, caller{principal: p, identity: allowAll})
+			callers = append(callers, caller{principal: p, identity: allowAll, context: withIdentity(p, nil)})
 		}
 	}
 	// Web identities: GitHub's subjects of every kind, for this repository
@@ -160,7 +163,7 @@ func outsiders(tr trustedRole, services []string, stsActions []string) []iameval
 	// A service on another account's behalf (the confused deputy), where the
 	// role's assumer is asked with aws:SourceAccount.
 	if _, ok := tr.assumer.context["aws:SourceAccount"]; ok {
-		callers = append(callers, caller{principal: tr.assumer.principal, context: map[string]any{"aws:SourceAccount": otherAccount}, deputy: true})
+		callers = append(callers, caller{principal: tr.assumer.principal, context: withIdentity(tr.assumer.principal, map[string]any{"aws:SourceAccount": otherAccount}), deputy: true})
 	}
 	callers = append(callers,
 		caller{principal: iam(otherAccount, "oidc-provider/"+githubIssuer), context: map[string]any{githubSub: fmt.Sprintf("repo:%s/%s:environment:dev", owner, repo), githubAud: "sts.amazonaws.com"}},
@@ -229,16 +232,29 @@ func checkTrust(envs []env) ([]Finding, error) {
 	var roles []asked
 	// One question per distinct (trust policy, request): roles of the
 	// variants share most of their trust policies.
+	// A question's key is its trust policy's (encoded once a role, not once
+	// a question) and the rest of it.
 	index := map[string]int{}
-	add := func(q iameval.Question) int {
-		key, _ := json.Marshal(q)
-		if i, ok := index[string(key)]; ok {
+	policies := map[string]string{} // trust policy -> its encoding, by its role
+	add := func(q iameval.Question, role string) int {
+		doc, ok := policies[role]
+		if !ok {
+			raw, _ := json.Marshal(q.ResourcePolicy)
+			doc = string(raw)
+			policies[role] = doc
+		}
+		rest := q
+		rest.ResourcePolicy = nil
+		raw, _ := json.Marshal(rest)
+		key := doc + string(raw)
+		if i, ok := index[key]; ok {
 			return i
 		}
-		index[string(key)] = len(all)
+		index[key] = len(all)
 		all = append(all, q)
 		return len(all) - 1
 	}
+	const trusted = "arn:aws:iam::" + account + ":role/trusted" // the same trust policy asks the same questions
 	for _, e := range envs {
 		trs, fs, err := rolesOf(e)
 		if err != nil {
@@ -248,14 +264,39 @@ func checkTrust(envs []env) ([]Finding, error) {
 		for _, tr := range trs {
 			a := asked{tr: tr}
 			arn := tr.arn
-			tr.arn = "arn:aws:iam::" + account + ":role/trusted" // the same trust policy asks the same questions
+			tr.arn = trusted
 			a.intended = add(iameval.Question{Principal: tr.assumer.principal, Action: tr.assumer.action, Resource: tr.arn, Account: account,
-				Context: tr.assumer.context, ResourcePolicy: tr.trust, Trust: true})
+				Context: tr.assumer.context, ResourcePolicy: tr.trust, Trust: true}, a.tr.where)
 			for _, q := range outsiders(tr, services, acts) {
-				a.outsiders = append(a.outsiders, add(q))
+				a.outsiders = append(a.outsiders, add(q, a.tr.where))
 			}
 			tr.arn = arn
 			roles = append(roles, a)
+		}
+	}
+	// The rule of conditions (conditions.go): each trust policy is asked by
+	// the principals it names and, where it has conditions, by every
+	// outsider in every context its condition keys could match.
+	principals := askedPrincipals(services)
+	probes := make([]probe, len(roles))
+	for i, a := range roles {
+		probes[i] = trustProbe(a.tr, principals, acts, trusted)
+	}
+	second, err := neighbours(probes)
+	if err != nil {
+		return nil, err
+	}
+	byCondition := map[int]string{} // a neighbour's question -> who asked, with the keys it brought
+	for i, reqs := range second {
+		for _, r := range reqs {
+			if r.q.Principal == roles[i].tr.assumer.principal && r.q.Action == roles[i].tr.assumer.action && holds(r.q.Context, roles[i].tr.assumer.context) {
+				continue
+			}
+			n := add(r.q, roles[i].tr.where)
+			roles[i].outsiders = append(roles[i].outsiders, n)
+			if c := chosen(r.actor, r.q.ResourcePolicy, r.q.Context); c != "" {
+				byCondition[n] = r.actor.label() + " (" + c + ")"
+			}
 		}
 	}
 	answers, err := iameval.Ask(all)
@@ -272,6 +313,7 @@ func checkTrust(envs []env) ([]Finding, error) {
 		// web identities and services, in the order they were asked.
 		var order []string
 		actions := map[string][]string{}
+		conditional := false
 		for _, i := range a.outsiders {
 			ans := answers[i]
 			if !ans.Allowed() && ans.Result != "Error" {
@@ -279,7 +321,9 @@ func checkTrust(envs []env) ([]Finding, error) {
 			}
 			q := all[i]
 			who := q.Principal
-			if sub, ok := q.Context[githubSub]; ok {
+			if c, ok := byCondition[i]; ok {
+				who, conditional = c, true
+			} else if sub, ok := q.Context[githubSub]; ok {
 				who += fmt.Sprintf(" (sub %v, aud %v)", sub, q.Context[githubAud])
 			} else if src, ok := q.Context["aws:SourceAccount"]; ok && src != account {
 				who += fmt.Sprintf(" (for account %v)", src)
@@ -290,7 +334,9 @@ func checkTrust(envs []env) ([]Finding, error) {
 			if _, ok := actions[who]; !ok {
 				order = append(order, who)
 			}
-			actions[who] = append(actions[who], q.Action)
+			if !slices.Contains(actions[who], q.Action) {
+				actions[who] = append(actions[who], q.Action)
+			}
 		}
 		if len(order) == 0 {
 			continue
@@ -315,8 +361,11 @@ func checkTrust(envs []env) ([]Finding, error) {
 		if len(order) > 4 {
 			more = fmt.Sprintf(" and %d more principals", len(order)-4)
 		}
-		findings = append(findings, Finding{a.tr.where, fmt.Sprintf("its trust policy admits %s%s; only %s may assume it, with %s", strings.Join(shown, ", "), more, a.tr.assumer.principal, a.tr.assumer.action),
-			"remove the statement (or the principal, action or condition) that admits them from AssumeRolePolicyDocument"})
+		fix := "remove the statement (or the principal, action or condition) that admits them from AssumeRolePolicyDocument"
+		if conditional {
+			fix = conditionFix
+		}
+		findings = append(findings, Finding{a.tr.where, fmt.Sprintf("its trust policy admits %s%s; only %s may assume it, with %s", strings.Join(shown, ", "), more, a.tr.assumer.principal, a.tr.assumer.action), fix})
 	}
 	return findings, nil
 }
