@@ -99,7 +99,9 @@ func StartDynalite(path string) (*Server, error) {
 // Signed with new credentials of its own, since neither checks a
 // signature. So neither another user nor a web page reaches the table.
 func start(name string, command func(sock string) *exec.Cmd) (*Server, error) {
-	dir, err := os.MkdirTemp("", name+"-") // mode 0700
+	// Mode 0700; childproc.StopAll removes it on every way out of a tool,
+	// a second Ctrl-C's included.
+	dir, err := childproc.TempDir(name + "-")
 	if err != nil {
 		return nil, err
 	}
