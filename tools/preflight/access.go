@@ -467,6 +467,14 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, []stri
 			}
 		}
 	}
+	// And who else may call the stacks' resources, through their resource
+	// policies (resourcepolicy.go).
+	fs, more, err := resourceAccess(envs, allow)
+	if err != nil {
+		return nil, nil, err
+	}
+	findings = append(findings, fs...)
+	lines = append(lines, more...)
 	sort.Strings(lines)
 	lines = slices.Compact(lines)
 	return findings, lines, nil
@@ -562,7 +570,9 @@ func byService(requests []string) string {
 
 const accessHeader = `# The effective access of every role and boundary within its own stacks:
 # "<variant> <role or boundary> <action> <resource>", one allowed request a
-# line, enumerated with the IAM evaluator by tools/preflight (access.go).
+# line, enumerated with the IAM evaluator by tools/preflight (access.go);
+# and what the stacks' resource policies let anyone do (resourcepolicy.go):
+# "<variant> <principal, or service(for:resource)> <action> <resource>".
 # Reviewed: a change that grants new access fails until this file is
 # written again on purpose, with make preflight-accept.
 `

@@ -992,10 +992,10 @@ func AllowlistFindings(a *Allowlist, envs []env, ref *StatefulReference) []Findi
 			if !stateful[e.What] {
 				add("is stale: no stateful resource of the template or of the reference has this logical id", "remove the entry")
 			}
-		case kindReach:
-			// effectiveAccess tells a reach entry that acknowledges nothing.
+		case kindReach, kindExternalAccess:
+			// effectiveAccess and resourceAccess tell an entry that acknowledges nothing.
 		default:
-			add(fmt.Sprintf("has kind %q: the kinds are %s, %s and %s", e.Kind, kindPublicRoute, kindReplacement, kindReach), "fix the kind")
+			add(fmt.Sprintf("has kind %q: the kinds are %s, %s, %s and %s", e.Kind, kindPublicRoute, kindReplacement, kindReach, kindExternalAccess), "fix the kind")
 		}
 	}
 	return out

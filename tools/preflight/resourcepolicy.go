@@ -1,0 +1,664 @@
+package preflight
+
+// The rule of resource policies: no resource policy of either template lets
+// anyone outside the account call the stack's resources, but the services
+// that act for this stack's own resources, unless allowlist.yaml names that
+// access (kind external-access) with its reason; and what any resource
+// policy lets anyone do is in the access snapshot, reviewed like the roles'
+// access. It is IAM Access Analyzer's external-access finding and its
+// check-no-public-access, offline: every resource policy that either
+// template (after the SAM transform) can create, for every type that has
+// one (policyReaders, which Access Analyzer's list of resource types
+// bounds: https://docs.aws.amazon.com/IAM/latest/UserGuide/access-analyzer-resources.html,
+// https://docs.aws.amazon.com/access-analyzer/latest/APIReference/API_CheckNoPublicAccess.html),
+// is asked by every principal the trust rule asks as an outsider and every
+// principal it names, for every action of its service that takes the
+// resource, in every context its conditions could match (conditions.go).
+//
+// Who is inside: a principal of this account (its own identity policies
+// decide, and the access it gets from the resource policy alone is in the
+// snapshot), and a service acting for a resource of this variant's stacks
+// (aws:SourceArn one of their ARNs, or under one). Everyone else is outside:
+// another account, however its organization or name looks; a service
+// acting for another account's resource, for another resource of this
+// account, or for no resource it names (Lambda's AddPermission: "If you
+// grant permission to a service principal without specifying the source,
+// other accounts could potentially configure resources in their account to
+// invoke your Lambda function",
+// https://docs.aws.amazon.com/lambda/latest/dg/API_AddPermission.html); a
+// web identity. Access from another account that needs no key of the
+// caller's choosing is public: anyone's.
+//
+// A resource that carries a policy the preflight cannot read is a finding,
+// so that no type goes unasked.
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/plantstore/plantstore/tools/iameval"
+	"github.com/plantstore/plantstore/tools/samtemplate"
+)
+
+// kindExternalAccess is the allowlist's kind for access from outside that
+// is meant: what is "<variant> <resource> <who>", who the principal that
+// the policy names, a service principal, * for another account's
+// principals at large, or any-service for the services it does not name.
+const kindExternalAccess = "external-access"
+
+// guarded is a resource with the policy that guards it.
+type guarded struct {
+	stack   *samtemplate.Resolved
+	id      string   // the resource that carries the policy
+	subject string   // the resource it guards, its logical id
+	arns    []string // what requests name: the resource, and what lies in it
+	doc     any
+}
+
+// policyProperties are the properties that carry a resource policy in
+// CloudFormation's resource types; a resource with one that policyReaders
+// cannot read is a finding. IAM's own types carry identity policies.
+var policyProperties = []string{"Policy", "PolicyDocument", "PolicyText", "KeyPolicy", "ResourcePolicy", "AccessPolicy", "AccessPolicies",
+	"RepositoryPolicyText", "FileSystemPolicy", "PermissionsPolicyDocument", "PolicyInJson"}
+
+// policyReaders read the resource policy of each type that carries one.
+var policyReaders = map[string]func(r *samtemplate.Resolved, id string, p map[string]any) []guarded{
+	// AWS::Lambda::Permission is one statement of the function's policy,
+	// as AddPermission writes it (Lambda's "Granting function access to an
+	// organization" shows the statement).
+	"AWS::Lambda::Permission": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		arn := r.FunctionArn(fmt.Sprint(p["FunctionName"]))
+		st := map[string]any{"Sid": id, "Effect": "Allow", "Principal": principalOf(fmt.Sprint(p["Principal"])), "Action": p["Action"], "Resource": arn}
+		cond := map[string]any{}
+		for prop, c := range map[string][2]string{
+			"SourceArn": {"ArnLike", "aws:SourceArn"}, "SourceAccount": {"StringEquals", "aws:SourceAccount"}, "PrincipalOrgID": {"StringEquals", "aws:PrincipalOrgID"},
+			"FunctionUrlAuthType": {"StringEquals", "lambda:FunctionUrlAuthType"}, "EventSourceToken": {"StringEquals", "lambda:EventSourceToken"},
+		} {
+			if v, ok := p[prop]; ok {
+				m, _ := cond[c[0]].(map[string]any)
+				if m == nil {
+					m = map[string]any{}
+					cond[c[0]] = m
+				}
+				m[c[1]] = v
+			}
+		}
+		if len(cond) > 0 {
+			st["Condition"] = cond
+		}
+		return []guarded{{r, id, ownerOf(r, arn), []string{arn}, statementDoc(st)}}
+	},
+	"AWS::Lambda::LayerVersionPermission": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		arn := fmt.Sprint(p["LayerVersionArn"])
+		st := map[string]any{"Sid": id, "Effect": "Allow", "Principal": principalOf(fmt.Sprint(p["Principal"])), "Action": p["Action"], "Resource": arn}
+		if org, ok := p["OrganizationId"]; ok {
+			st["Condition"] = map[string]any{"StringEquals": map[string]any{"aws:PrincipalOrgID": org}}
+		}
+		return []guarded{{r, id, ownerOf(r, arn), []string{arn}, statementDoc(st)}}
+	},
+	"AWS::S3::BucketPolicy": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		arn := fmt.Sprintf("arn:%s:s3:::%s", r.Stack().Partition, strings.ToLower(fmt.Sprint(p["Bucket"])))
+		return []guarded{{r, id, ownerOf(r, arn), []string{arn, arn + "/" + neighbourName}, p["PolicyDocument"]}}
+	},
+	"AWS::SNS::TopicPolicy": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		var out []guarded
+		for _, t := range asList(p["Topics"]) {
+			out = append(out, guarded{r, id, ownerOf(r, fmt.Sprint(t)), []string{fmt.Sprint(t)}, p["PolicyDocument"]})
+		}
+		return out
+	},
+	"AWS::SNS::TopicInlinePolicy": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		return []guarded{{r, id, ownerOf(r, fmt.Sprint(p["TopicArn"])), []string{fmt.Sprint(p["TopicArn"])}, p["PolicyDocument"]}}
+	},
+	"AWS::SQS::QueuePolicy": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		var out []guarded
+		for _, q := range asList(p["Queues"]) {
+			out = append(out, guarded{r, id, ownerOf(r, fmt.Sprint(q)), []string{queueArn(fmt.Sprint(q))}, p["PolicyDocument"]})
+		}
+		return out
+	},
+	"AWS::SQS::QueueInlinePolicy": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		return []guarded{{r, id, ownerOf(r, fmt.Sprint(p["Queue"])), []string{queueArn(fmt.Sprint(p["Queue"]))}, p["PolicyDocument"]}}
+	},
+	"AWS::KMS::Key": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		arn, _ := r.Value(map[string]any{"Fn::GetAtt": []any{id, "Arn"}})
+		return []guarded{{r, id, id, []string{fmt.Sprint(arn)}, p["KeyPolicy"]}}
+	},
+	"AWS::SecretsManager::ResourcePolicy": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		return []guarded{{r, id, ownerOf(r, fmt.Sprint(p["SecretId"])), []string{fmt.Sprint(p["SecretId"])}, p["ResourcePolicy"]}}
+	},
+	"AWS::ECR::Repository": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		arn, _ := r.Value(map[string]any{"Fn::GetAtt": []any{id, "Arn"}})
+		return []guarded{{r, id, id, []string{fmt.Sprint(arn)}, p["RepositoryPolicyText"]}}
+	},
+	"AWS::DynamoDB::Table": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		v, _ := r.Value(map[string]any{"Fn::GetAtt": []any{id, "Arn"}})
+		arn := fmt.Sprint(v)
+		var out []guarded
+		if rp, ok := p["ResourcePolicy"].(map[string]any); ok {
+			out = append(out, guarded{r, id, id, []string{arn}, rp["PolicyDocument"]})
+		}
+		if ss, ok := p["StreamSpecification"].(map[string]any); ok {
+			if rp, ok := ss["ResourcePolicy"].(map[string]any); ok {
+				out = append(out, guarded{r, id, id, []string{arn + "/stream/2026-01-01T00:00:00.000"}, rp["PolicyDocument"]})
+			}
+		}
+		return out
+	},
+	// An API's resource policy is its Policy, or its OpenAPI body's
+	// x-amazon-apigateway-policy (what SAM makes of Auth.ResourcePolicy),
+	// with resources written execute-api:/<stage>/<METHOD>/<path>, which API
+	// Gateway expands to the API's own ARNs (API Gateway developer guide,
+	// "x-amazon-apigateway-policy" and "API Gateway resource policy
+	// examples"); requests name each route of each stage.
+	"AWS::ApiGateway::RestApi": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		s := r.Stack()
+		ref, _ := r.Value(map[string]any{"Ref": id})
+		base := fmt.Sprintf("arn:%s:execute-api:%s:%s:%v/", s.Partition, s.Region, s.Account, ref)
+		doc := policyDoc(p["Policy"])
+		if body, ok := p["Body"].(map[string]any); ok && doc == nil {
+			doc = policyDoc(body["x-amazon-apigateway-policy"])
+		}
+		if doc == nil {
+			return nil
+		}
+		doc = expandExecuteAPI(doc, base).(map[string]any)
+		arns := []string{base + neighbourName + "/GET/" + neighbourName}
+		apis, _ := restAPIsOf(r)
+		for _, api := range apis {
+			if api.id != id {
+				continue
+			}
+			for _, stage := range append(api.stages, neighbourName) {
+				for _, rt := range api.routes {
+					arns = append(arns, base+stage+"/"+strings.ReplaceAll(rt.arn(), "*", neighbourName))
+				}
+			}
+		}
+		return []guarded{{r, id, id, arns, doc}}
+	},
+	// A CloudWatch Logs resource policy is the account's, for the log
+	// groups its statements name.
+	"AWS::Logs::ResourcePolicy": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		doc := policyDoc(p["PolicyDocument"])
+		var arns []string
+		for _, st := range statementsOf(doc) {
+			for _, res := range asList(st["Resource"]) {
+				group := strings.TrimSuffix(inAccount(fill(fmt.Sprint(res)), r.Stack().Account), ":"+neighbourName)
+				arns = append(arns, group, group+":log-stream:"+neighbourName)
+			}
+		}
+		if len(arns) == 0 {
+			arns = []string{fmt.Sprintf("arn:%s:logs:%s:%s:log-group:%s", r.Stack().Partition, r.Stack().Region, r.Stack().Account, neighbourName)}
+		}
+		return []guarded{{r, id, id, arns, doc}}
+	},
+	"AWS::Events::EventBusPolicy": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		s := r.Stack()
+		bus := fmt.Sprint(p["EventBusName"])
+		if p["EventBusName"] == nil {
+			bus = "default"
+		}
+		arn := bus
+		if !strings.HasPrefix(bus, "arn:") {
+			arn = fmt.Sprintf("arn:%s:events:%s:%s:event-bus/%s", s.Partition, s.Region, s.Account, bus)
+		}
+		st, _ := p["Statement"].(map[string]any)
+		if st == nil {
+			st = map[string]any{"Effect": "Allow", "Action": p["Action"], "Resource": arn,
+				"Principal": principalOf(fmt.Sprint(p["Principal"])), "Condition": p["Condition"]}
+		}
+		return []guarded{{r, id, ownerOf(r, arn), []string{arn}, statementDoc(st)}}
+	},
+	"AWS::Events::EventBus": func(r *samtemplate.Resolved, id string, p map[string]any) []guarded {
+		arn, _ := r.Value(map[string]any{"Fn::GetAtt": []any{id, "Arn"}})
+		if p["Policy"] == nil {
+			return nil
+		}
+		return []guarded{{r, id, id, []string{fmt.Sprint(arn)}, policyDoc(p["Policy"])}}
+	},
+}
+
+// principalOf is the Principal element of a principal as Lambda's and
+// EventBridge's permissions name it: *, an account id, an ARN or a service.
+func principalOf(p string) any {
+	switch {
+	case p == "*":
+		return "*"
+	case len(p) == 12 && strings.Trim(p, "0123456789") == "":
+		return map[string]any{"AWS": fmt.Sprintf("arn:%s:iam::%s:root", partition, p)}
+	case strings.HasPrefix(p, "arn:"):
+		return map[string]any{"AWS": p}
+	}
+	return map[string]any{"Service": p}
+}
+
+func statementDoc(st map[string]any) map[string]any {
+	if st["Condition"] == nil {
+		delete(st, "Condition")
+	}
+	return map[string]any{"Version": "2012-10-17", "Statement": []any{st}}
+}
+
+// queueArn is the ARN of a queue its URL names
+// (https://sqs.<region>.amazonaws.com/<account>/<name>).
+func queueArn(url string) string {
+	parts := strings.Split(strings.TrimPrefix(url, "https://"), "/")
+	if len(parts) != 3 {
+		return url
+	}
+	host := strings.Split(parts[0], ".")
+	if len(host) < 2 {
+		return url
+	}
+	return fmt.Sprintf("arn:%s:sqs:%s:%s:%s", partition, host[1], parts[1], parts[2])
+}
+
+// expandExecuteAPI writes API Gateway's execute-api:/... resources as ARNs.
+func expandExecuteAPI(v any, base string) any {
+	switch x := v.(type) {
+	case string:
+		if rest, ok := strings.CutPrefix(x, "execute-api:/"); ok {
+			return base + rest
+		}
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = expandExecuteAPI(e, base)
+		}
+		return out
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			out[k] = expandExecuteAPI(e, base)
+		}
+		return out
+	}
+	return v
+}
+
+// ownerOf is the logical id of the resource of r whose Ref or ARN is v,
+// or v itself.
+func ownerOf(r *samtemplate.Resolved, v string) string {
+	for _, id := range r.ResourceIDs() {
+		ref, _ := r.Value(map[string]any{"Ref": id})
+		arn, _ := arnOf(r, id)
+		if fmt.Sprint(ref) == v || arn == v {
+			return id
+		}
+	}
+	return v
+}
+
+// typesOf are the patterns of each action's resource types, by action.
+func typesOf(actions []iameval.Action) map[string][]*regexp.Regexp {
+	out := map[string][]*regexp.Regexp{}
+	for _, a := range actions {
+		for _, rt := range a.ResourceTypes {
+			if rt.ARN == "" {
+				continue
+			}
+			parts := arnVariable.Split(rt.ARN, -1)
+			for i := range parts {
+				parts[i] = regexp.QuoteMeta(parts[i])
+			}
+			out[a.Name] = append(out[a.Name], regexp.MustCompile("^"+strings.Join(parts, "[^:]+")+"$"))
+		}
+	}
+	return out
+}
+
+// takes says whether an action (its resource types' patterns) takes the
+// ARN as exactly one of its types (the evaluator cannot tell two apart:
+// effectiveAccess). A qualified ARN, a function's alias or version, is the
+// resource its unqualified ARN names, where no type names it as it stands.
+func takes(types []*regexp.Regexp, arn string) bool {
+	count := func(arn string) int {
+		n := 0
+		for _, re := range types {
+			if re.MatchString(arn) {
+				n++
+			}
+		}
+		return n
+	}
+	switch n := count(arn); {
+	case n == 1:
+		return true
+	case n > 1:
+		return false
+	}
+	i := strings.LastIndex(arn, ":")
+	return i > 0 && count(arn[:i]) == 1
+}
+
+// guardedOf lists every resource policy of the variant's stacks, and the
+// resources with a policy no reader reads.
+func guardedOf(e env) ([]guarded, []Finding) {
+	var out []guarded
+	var findings []Finding
+	for _, r := range e.stacks() {
+		for _, id := range r.ResourceIDs() {
+			res, _ := r.Resource(id)
+			typ, _ := res["Type"].(string)
+			p, err := r.Properties(id)
+			if err != nil {
+				continue // the template rules tell what cannot be resolved
+			}
+			if read, ok := policyReaders[typ]; ok {
+				for _, g := range read(r, id, p) {
+					if g.doc != nil {
+						out = append(out, g)
+					}
+				}
+				continue
+			}
+			if strings.HasPrefix(typ, "AWS::IAM::") {
+				continue
+			}
+			for _, prop := range policyProperties {
+				if p[prop] != nil {
+					findings = append(findings, Finding{e.where(r, id), fmt.Sprintf("carries a resource policy (%s of %s) that the preflight cannot ask who may use", prop, typ),
+						"teach policyReaders in tools/preflight/resourcepolicy.go to read it, with the ARNs its requests name"})
+					break
+				}
+			}
+		}
+	}
+	return out, findings
+}
+
+// ownResources are the ARNs of the variant's own resources with their
+// labels, an API's also as execute-api ARNs (what API Gateway sends as
+// aws:SourceArn).
+func ownResources(e env) []target {
+	out := stackTargets(e, "this")
+	for i, r := range e.stacks() {
+		kind := map[int]string{0: "app", 1: "pipeline"}[i]
+		for _, id := range r.ResourceIDs() {
+			label := "this:" + kind + ":" + id
+			if ref, _ := r.Value(map[string]any{"Ref": id}); strings.HasPrefix(fmt.Sprint(ref), "arn:") {
+				out = append(out, target{label, fmt.Sprint(ref), nil})
+			}
+		}
+		for _, id := range r.ResourcesOfType("AWS::ApiGateway::RestApi") {
+			ref, _ := r.Value(map[string]any{"Ref": id})
+			s := r.Stack()
+			out = append(out, target{"this:" + kind + ":" + id, fmt.Sprintf("arn:%s:execute-api:%s:%s:%v", s.Partition, s.Region, s.Account, ref), nil})
+		}
+	}
+	return out
+}
+
+// ownLabel is the label of the own resource an ARN is, or lies under.
+func ownLabel(own []target, arn string) (string, bool) {
+	label, longest := "", 0
+	for _, t := range own {
+		if (arn == t.arn || strings.HasPrefix(arn, t.arn+"/") || strings.HasPrefix(arn, t.arn+":")) && len(t.arn) > longest {
+			label, longest = t.label, len(t.arn)
+		}
+	}
+	return label, longest > 0
+}
+
+// lookup is a context key's value, whatever the case of the key.
+func lookup(ctx map[string]any, key string) (string, bool) {
+	for k, v := range ctx {
+		if strings.EqualFold(k, key) {
+			return fmt.Sprint(v), true
+		}
+	}
+	return "", false
+}
+
+// possible says whether a service's request could be made: the source
+// account it sends is the account of the source ARN it sends.
+func possible(ctx map[string]any) bool {
+	src, okArn := lookup(ctx, "aws:SourceArn")
+	acct, okAcct := lookup(ctx, "aws:SourceAccount")
+	if !okArn || !okAcct {
+		return true
+	}
+	parts := strings.SplitN(src, ":", 6)
+	return len(parts) < 6 || parts[4] == "" || parts[4] == acct
+}
+
+// resourceAccess applies the rule of resource policies to the variants:
+// its findings, and the snapshot's lines "<variant> <who> <action>
+// <resource>" of what the policies let anyone do, <who> a principal of this
+// account, a service "for" one of the stack's resources, or an outsider the
+// allowlist names.
+func resourceAccess(envs []env, allow *Allowlist) ([]Finding, []string, error) {
+	type asked struct {
+		e env
+		g guarded
+	}
+	var findings []Finding
+	var all []asked
+	services := map[string]bool{}
+	for _, e := range envs {
+		gs, fs := guardedOf(e)
+		findings = append(findings, fs...)
+		for _, g := range gs {
+			all = append(all, asked{e, g})
+			if len(g.arns) > 0 {
+				services[strings.SplitN(g.arns[0], ":", 4)[2]] = true
+			}
+		}
+	}
+	if len(all) == 0 {
+		return findings, nil, nil
+	}
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range services {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	data, err := iameval.Actions(keys)
+	if err != nil {
+		return nil, nil, err
+	}
+	svcs, err := iameval.Services()
+	if err != nil {
+		return nil, nil, err
+	}
+	principals := askedPrincipals(svcs)
+	types := map[string]map[string][]*regexp.Regexp{} // service -> action -> its resource types' patterns
+	probes := make([]probe, len(all))
+	for i, a := range all {
+		p := probe{doc: a.g.doc}
+		for _, x := range actorsOf(a.g.doc, principals, func(x actor) []any {
+			// Another account's caller holds every permission; this
+			// account's holds none, so that what it is asked measures
+			// what the resource policy alone gives it.
+			if x.kind == iamCaller && x.account != account {
+				return allowAllPolicies
+			}
+			return nil
+		}) {
+			// A web identity calls resources as the role it assumes.
+			if x.kind != webCaller || x.named {
+				p.actors = append(p.actors, x)
+			}
+		}
+		svc := strings.SplitN(a.g.arns[0], ":", 4)[2]
+		if types[svc] == nil {
+			types[svc] = typesOf(data[svc])
+		}
+		for _, act := range data[svc] {
+			for _, arn := range a.g.arns {
+				if !act.WildcardOnly && takes(types[svc][act.Name], arn) {
+					p.requests = append(p.requests, [2]string{svc + ":" + act.Name, arn})
+					break
+				}
+			}
+		}
+		if len(p.requests) == 0 {
+			findings = append(findings, Finding{a.e.where(a.g.stack, a.g.id), fmt.Sprintf("guards %v, which no action of %s takes by AWS's service reference", a.g.arns, svc),
+				"correct the resource the policy is attached to"})
+			continue
+		}
+		first := p.requests[0]
+		p.first = func(actor) (string, string) { return first[0], first[1] }
+		probes[i] = p
+	}
+	second, err := neighbours(probes)
+	if err != nil {
+		return nil, nil, err
+	}
+	var qs []iameval.Question
+	var who []neighbourRequest
+	var of []int
+	for i, reqs := range second {
+		for _, r := range reqs {
+			qs = append(qs, r.q)
+			who = append(who, r)
+			of = append(of, i)
+		}
+	}
+	answers, err := iameval.Ask(qs)
+	if err != nil {
+		return nil, nil, err
+	}
+	own := map[string][]target{}
+	for _, e := range envs {
+		own[e.name] = ownResources(e)
+	}
+	var lines []string
+	used := map[string]bool{}
+	// Who is outside, per policy: each caller ("*" for another account's
+	// principals at large) with the actions it gets and the context that
+	// needs the fewest keys of its choosing.
+	type outsider struct {
+		caller  string
+		rank    int // public, named, other accounts', services'
+		desc    string
+		keys    int
+		actions []string
+	}
+	external := map[int]map[string]*outsider{}
+	for n, ans := range answers {
+		if ans.Result == "Error" && strings.Contains(ans.Error, "multiple.resource.types") {
+			continue // as in effectiveAccess: IAM tells the types apart, the evaluator cannot
+		}
+		a, r := all[of[n]], who[n]
+		if ans.Result == "Error" {
+			findings = append(findings, Finding{a.e.where(a.g.stack, a.g.id), fmt.Sprintf("the evaluator cannot read %s on %s: %s", r.q.Action, r.q.Resource, ans.Error), "correct the policy"})
+			continue
+		}
+		if !ans.Allowed() || !possible(r.q.Context) {
+			continue
+		}
+		resource := a.g.subject
+		if l, ok := ownLabel(own[a.e.name], r.q.Resource); ok {
+			resource = l
+		}
+		line := func(caller string) {
+			lines = append(lines, fmt.Sprintf("%s %s %s %s", a.e.name, caller, r.q.Action, resource))
+		}
+		src, hasSrc := lookup(r.q.Context, "aws:SourceArn")
+		switch {
+		case r.actor.kind == iamCaller && r.actor.account == account:
+			line(r.actor.principal)
+			continue
+		case r.actor.kind == serviceCaller && hasSrc:
+			if l, ok := ownLabel(own[a.e.name], src); ok {
+				line(r.actor.principal + "(for:" + l + ")")
+				continue
+			}
+		}
+		// Outside: the principal the policy names, the service, or any
+		// principal of another account; public if it needs no key that
+		// tells who or where it is.
+		keys := 0
+		for k := range r.q.Context {
+			if restricting(k) && r.actor.free(k) {
+				keys++
+			}
+		}
+		o := &outsider{caller: r.actor.principal, rank: 3, desc: r.actor.label(), keys: keys}
+		switch {
+		case r.actor.named:
+			o.caller, o.rank, o.desc = r.actor.as, 1, r.actor.as
+		case r.actor.kind == iamCaller && keys == 0:
+			o.caller, o.rank, o.desc = "*", 0, "any principal of another account (public)"
+		case r.actor.kind == iamCaller:
+			o.caller, o.rank, o.desc = "*", 2, "another account's principals"
+		case r.actor.anyone:
+			o.caller = "any-service"
+		}
+		if c := chosen(r.actor, a.g.doc, r.q.Context); c != "" {
+			o.desc += " (" + c + ")"
+		}
+		if r.actor.kind == serviceCaller && !hasSrc {
+			o.desc += " for any account's resource"
+		}
+		what := fmt.Sprintf("%s %s %s", a.e.name, a.g.subject, o.caller)
+		if allow.allows(kindExternalAccess, what) {
+			used[what] = true
+			line(o.caller)
+			continue
+		}
+		if external[of[n]] == nil {
+			external[of[n]] = map[string]*outsider{}
+		}
+		key := fmt.Sprint(o.rank, o.caller)
+		was := external[of[n]][key]
+		if was == nil || o.keys < was.keys {
+			if was != nil {
+				o.actions = was.actions
+			}
+			external[of[n]][key], was = o, o
+		}
+		if !slices.Contains(was.actions, r.q.Action) {
+			was.actions = append(was.actions, r.q.Action)
+		}
+	}
+	for i, a := range all {
+		if external[i] == nil {
+			continue
+		}
+		var outs []*outsider
+		for _, o := range external[i] {
+			outs = append(outs, o)
+		}
+		sort.Slice(outs, func(x, y int) bool {
+			if outs[x].rank != outs[y].rank {
+				return outs[x].rank < outs[y].rank
+			}
+			return outs[x].caller < outs[y].caller
+		})
+		var shown []string
+		for _, o := range outs[:min(3, len(outs))] {
+			sort.Strings(o.actions)
+			shown = append(shown, fmt.Sprintf("%s (%s)", o.desc, byService(o.actions)))
+		}
+		if len(outs) > 3 {
+			shown = append(shown, fmt.Sprintf("and %d more callers", len(outs)-3))
+		}
+		kind := "external access"
+		if outs[0].rank == 0 {
+			kind = "public access"
+		}
+		findings = append(findings, Finding{a.e.where(a.g.stack, a.g.id),
+			fmt.Sprintf("its resource policy gives %s to %s: %s; only this account's principals, and services for this stack's own resources, may use it (the rule of resource policies, IAM Access Analyzer's external access)",
+				kind, a.g.subject, strings.Join(shown, ", ")),
+			fmt.Sprintf("remove the statement or narrow its Principal and Condition to this account, or to this stack's own resources by aws:SourceArn; if the access is meant, name it in %s (kind %s, what %q, a reason)",
+				AllowlistFile, kindExternalAccess, fmt.Sprintf("%s %s %s", a.e.name, a.g.subject, outs[0].caller))})
+	}
+	if allow != nil {
+		for _, e := range allow.Entries {
+			variant, _, _ := strings.Cut(e.What, " ")
+			if e.Kind == kindExternalAccess && !used[e.What] && slices.ContainsFunc(envs, func(x env) bool { return x.name == variant }) {
+				findings = append(findings, Finding{fmt.Sprintf("%s (%s %q)", AllowlistFile, kindExternalAccess, e.What), "is stale: no resource policy of that variant gives that access", "remove the entry"})
+			}
+		}
+	}
+	sort.Strings(lines)
+	return findings, slices.Compact(lines), nil
+}
