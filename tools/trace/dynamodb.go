@@ -37,7 +37,9 @@ func (r *Recorder) DynamoDB(target string, creds aws.Credentials) (proxyURL stri
 	proxy := httputil.NewSingleHostReverseProxy(u)
 	proxy.ModifyResponse = dynamoemu.StripCORS
 	srv := &http.Server{Handler: dynamoemu.Guard(dynamoemu.Signed(creds, time.Now, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<20))
+		// Signed has read the body whole, up to DynamoDB's 16 MB: the
+		// table gets all of it, the recording reads it.
+		body, _ := io.ReadAll(req.Body)
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.ContentLength = int64(len(body))
 		op := req.Header.Get("X-Amz-Target")

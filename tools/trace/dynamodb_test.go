@@ -4,7 +4,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -28,4 +30,36 @@ func TestTheDynamoDBProxyAnswersOnlyTheFunctionsSignature(t *testing.T) {
 	}
 	defer stop()
 	dynamotest.AnswersOnlySigned(t, proxy, creds)
+}
+
+// The proxy passes on the whole request: DynamoDB takes requests of up to
+// 16 MB (a BatchWriteItem of 25 items of 400 KB is 10 MB), and one cut
+// short would reach the table as another request, or as broken JSON.
+func TestTheDynamoDBProxyPassesOnTheWholeRequest(t *testing.T) {
+	t.Parallel()
+	got := make(chan int, 1)
+	table := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- len(b)
+		io.WriteString(w, `{}`)
+	}))
+	defer table.Close()
+	creds := aws.Credentials{AccessKeyID: "LOCALTHEFUNCTIONSKEY", SecretAccessKey: "its-secret"}
+	proxy, stop, err := NewRecorder(&proctest.Output{}).DynamoDB(table.URL, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	body := `{"RequestItems":{"plants":[{"PutRequest":{"Item":{"id":{"S":"` + strings.Repeat("x", 3<<20) + `"}}}}]}}`
+	resp, err := http.DefaultClient.Do(dynamotest.SignedRequest(t, proxy, creds, "BatchWriteItem", body, time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("a signed request of %d bytes: %s", len(body), resp.Status)
+	}
+	if n := <-got; n != len(body) {
+		t.Errorf("the table received %d bytes of a %d-byte request", n, len(body))
+	}
 }
