@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,7 +47,11 @@ import (
 //     any flag this rule does not know count as such); every lint step of
 //     lintSteps ran; no check ran with UPDATE_PREFLIGHT set; the allowlist
 //     and the reviewed snapshots are unchanged;
-//   - then each check in turn is made to fail, and the job must fail.
+//   - then each check in turn is made to fail, and the job must fail: every
+//     check called from a line with control flow (a loop, an if, a
+//     background job) or from a script the workflow rules do not read, and
+//     the first and the last check; a check on a plain line is one whose
+//     failure those rules already prove ends the job (plainSite).
 //
 // The sources: GitHub's workflow syntax (jobs.<job_id>.steps[*].shell, env,
 // continue-on-error) and "Workflow commands" (environment files); the bash
@@ -170,11 +175,12 @@ var protectedFiles = []string{AllowlistFile, "tools/preflight/testdata"}
 // module); go build and go install write their output file; npm ci makes
 // node_modules/.bin.
 var gateStubs = map[string]string{
-	"__gate": `() { local name=$1; shift; local rec=$name a site; local -a argv
+	"__gate": `() { local name=$1; shift; local rec=$name a site pid=${PREFLIGHT_GATE_PPID:-$$} line=${BASH_LINENO[1]-0}; local -a argv
   for a in "$@"; do rec+=$'\x1f'"$a"; done
   rec=${rec//$'\n'/ }
-  mapfile -d '' -t argv < /proc/$$/cmdline 2>/dev/null || argv=("$rec")
-  site="${argv[*]}"; site="${#site}:${BASH_LINENO[1]-}:${site:0:160}"; site=${site//[$'\t\n']/ }
+  if [[ ${PREFLIGHT_GATE_PPID-} ]]; then line=0; fi
+  mapfile -d '' -t argv < /proc/$pid/cmdline 2>/dev/null || argv=("$rec")
+  local IFS=$'\x1e'; site="$line"$'\x1e'"${argv[*]}"; IFS=$' \t\n'; site=${site//$'\t'/$'\x1c'}; site=${site//$'\n'/$'\x1d'}
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$rec" "${GOFLAGS-}" "${GOOS-}" "${GOWORK-}" "${CI-}" "${UPDATE_PREFLIGHT-}" "${MAKEFLAGS-}" "$PWD" "$site" >> "$PREFLIGHT_GATE_LOG"
   if [[ $rec == "${PREFLIGHT_GATE_FAIL-}" ]]; then echo "FAIL (preflight: this check fails on purpose)" >&2; return 1; fi
   case $name in
@@ -193,7 +199,7 @@ var gateStubs = map[string]string{
     for a in "$@"; do if [[ $prev == -o ]]; then out=$a; fi; prev=$a; done
     if [[ -n $out ]]; then mkdir -p "${out%/*}"; : > "$out"; fi
     if [[ $1 == install && -n ${GOBIN-} ]]; then a=${*: -1}; a=${a%@*}; a=${a##*/}; mkdir -p "$GOBIN"
-      printf '#!/bin/bash\n__gate %s "$@"\n' "$a" > "$GOBIN/$a"; chmod +x "$GOBIN/$a"; fi;;
+      printf '#!/bin/bash\nPREFLIGHT_GATE_PPID=$PPID __gate %s "$@"\n' "$a" > "$GOBIN/$a"; chmod +x "$GOBIN/$a"; fi;;
   esac
 }`,
 	"__gate_list": `() { local - cwd=${1#"$PREFLIGHT_GATE_ROOT"} p all base bm cm line ip d m seen=' ' IFS=$'\n'; local -a table
@@ -232,7 +238,7 @@ type gateCall struct {
 	env  map[string]string // GOFLAGS, GOOS, GOWORK, CI, UPDATE_PREFLIGHT, MAKEFLAGS
 	cwd  string            // relative to the copy's root
 	rec  string            // the record's command part, as the stub compares it
-	site string            // where it was called: the calling shell's command line and line
+	site string            // where it was called: the line, then the calling shell's arguments (\x1e between them)
 }
 
 // dir is the directory a go call works in: its cwd changed by -C.
@@ -449,11 +455,19 @@ func checkGate(ctx context.Context, root string, pkgs []GoPackage, failEach, cop
 	}
 	// Each check fails in turn; the job must fail. One call of each kind
 	// from each place that calls it (the fuzz loop's runs are one), taken
-	// from both ends so that an edit near either end is found early.
-	var checks, sites []string
+	// from both ends so that an edit near either end is found early. A
+	// check on a plain line (plainSite) is left to the workflow rules but
+	// for the first and the last, which prove the layers above every line.
+	var all []gateCall
 	for _, call := range calls {
+		if call.isCheck() {
+			all = append(all, call)
+		}
+	}
+	var checks, sites []string
+	for i, call := range all {
 		site := call.name + " " + call.goSub() + " " + call.site
-		if call.isCheck() && !slices.Contains(sites, site) {
+		if !slices.Contains(sites, site) && (i == 0 || i == len(all)-1 || !r.plainSite(call)) {
 			checks, sites = append(checks, call.rec), append(sites, site)
 		}
 	}
@@ -471,6 +485,91 @@ func checkGate(ctx context.Context, root string, pkgs []GoPackage, failEach, cop
 		}
 	}
 	return nil, nil
+}
+
+// plainSite says whether a check was called from a line whose failure the
+// workflow rules already prove fails the job: a recipe line of the Makefile
+// (make runs it as bash -c), a line of .ci/run or of a run: step, whose
+// statements are all plain commands or pipes (no if, loop, case, function,
+// block, subshell, && or ||, !, &), one of them the check itself, not
+// inside a substitution. Such a line is read by the makefile-errors,
+// neutralised-check and ci-run rules, with the layers above it; GNU make
+// ("Errors in Recipes") and bash -e fail it when the check fails. A line
+// with control flow, or of a script those rules do not read, is run.
+func (r *gateRun) plainSite(call gateCall) bool {
+	lineText, rest, _ := strings.Cut(call.site, "\x1e")
+	line, err := strconv.Atoi(lineText)
+	argv := strings.Split(strings.NewReplacer("\x1c", "\t", "\x1d", "\n").Replace(rest), "\x1e")
+	if err != nil || len(argv) < 2 {
+		return false
+	}
+	var src string
+	if i := slices.Index(argv, "-c"); i > 0 && i+1 < len(argv) {
+		src = argv[i+1]
+	} else {
+		file := argv[len(argv)-1]
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(r.repo, call.cwd, file)
+		}
+		if rel, err := filepath.Rel(r.repo, file); err != nil || (rel != filepath.Join(".ci", "run") && filepath.Dir(file) != r.tmp) {
+			return false
+		}
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return false
+		}
+		src = string(raw)
+	}
+	f, err := parseShell(src, "")
+	if err != nil {
+		return false
+	}
+	named := false
+	for _, st := range f.Stmts {
+		if line > 0 && (int(st.Pos().Line()) > line || int(st.End().Line()) < line) {
+			continue // line 0: a stub run by its path, whose caller's line is unknown
+		}
+		if st.Negated || st.Background || st.Coprocess {
+			return false
+		}
+		parts := []*syntax.Stmt{st}
+		if b, ok := st.Cmd.(*syntax.BinaryCmd); ok {
+			if b.Op != syntax.Pipe && b.Op != syntax.PipeAll {
+				return false
+			}
+			parts = shFlatten(st)
+		}
+		for _, p := range parts {
+			c, ok := p.Cmd.(*syntax.CallExpr)
+			if !ok {
+				return false
+			}
+			a := shWords(c.Args)
+			if len(a) > 0 && filepath.Base(a[0]) == call.name {
+				named = true
+			} else if len(a) > 0 && callsInSubstitution(c, call.name) {
+				return false
+			}
+		}
+	}
+	return named
+}
+
+// callsInSubstitution says whether a command runs name in a command or
+// process substitution of its arguments, whose status it does not pass on.
+func callsInSubstitution(c *syntax.CallExpr, name string) bool {
+	found := false
+	for _, w := range c.Args {
+		syntax.Walk(w, func(n syntax.Node) bool {
+			if in, ok := n.(*syntax.CallExpr); ok {
+				if a := shWords(in.Args); len(a) > 0 && filepath.Base(a[0]) == name {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 func gateFinding(where, what, fix string) Finding {
@@ -569,7 +668,7 @@ func newGateRun(root string, pkgs []GoPackage, copy bool) (*gateRun, error) {
 	// Stub files beside the functions, for a caller that execs a tool by
 	// its path or from a shell other than bash.
 	for _, t := range append(slices.Clone(stubbedSetup), stubbedChecks...) {
-		if err := os.WriteFile(filepath.Join(r.bin, t), []byte("#!/bin/bash\n__gate "+t+" \"$@\"\n"), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(r.bin, t), []byte("#!/bin/bash\nPREFLIGHT_GATE_PPID=$PPID __gate "+t+" \"$@\"\n"), 0o755); err != nil {
 			os.RemoveAll(tmp)
 			return nil, err
 		}
