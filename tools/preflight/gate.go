@@ -592,9 +592,9 @@ func coverage(where string, calls []gateCall, pkgs []GoPackage) []Finding {
 		reason := ""
 		switch {
 		case len(filters) > 0:
-			reason = "only with " + strings.Join(filters, " ") + ", which selects or skips tests"
+			reason = "their go test has " + strings.Join(filters, " ") + ", which selects or skips tests"
 		case c.env["CI"] != "true":
-			reason = "only without CI=true, where tests that need moto, dynalite or node skip instead of failing"
+			reason = "their go test runs without CI=true, where tests that need moto, dynalite or node skip instead of failing"
 		}
 		for _, p := range matchPackages(pkgs, c.dir(), c.env["GOWORK"], patterns) {
 			if reason == "" {
@@ -610,7 +610,7 @@ func coverage(where string, calls []gateCall, pkgs []GoPackage) []Finding {
 		if !full[p.ImportPath] {
 			missing = append(missing, p.Dir)
 			if reason == "" {
-				reason = cmp.Or(why[p.ImportPath], "not at all")
+				reason = cmp.Or(why[p.ImportPath], "no go test names them")
 			}
 		}
 	}
@@ -621,7 +621,7 @@ func coverage(where string, calls []gateCall, pkgs []GoPackage) []Finding {
 	if len(missing) > 3 {
 		list += fmt.Sprintf(" and %d more", len(missing)-3)
 	}
-	return []Finding{gateFinding(where, fmt.Sprintf("CI runs the tests of %d of %d packages (%s) %s", len(missing), len(pkgs), list, reason),
+	return []Finding{gateFinding(where, fmt.Sprintf("%d of the %d packages (%s) are not fully tested in CI: %s", len(missing), len(pkgs), list, reason),
 		"run every package's tests in make test (go test ./... ./tools/...), with no -run, -skip or -short in the Makefile, .ci/run, GOFLAGS or the workflow's env")}
 }
 
