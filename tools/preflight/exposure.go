@@ -559,9 +559,12 @@ func logLevels(r *samtemplate.Resolved) []exposure {
 }
 
 // traces: every REST API stage traces with X-Ray (TracingEnabled), and so
-// does every function that serves a request, a route's integration or a
-// Lambda authorizer (TracingConfig Mode Active; PassThrough traces only
-// what a caller asked to be sampled: Lambda API reference, TracingConfig).
+// does every function that serves the plants: the integration of a route
+// under /plants and every Lambda authorizer (TracingConfig Mode Active;
+// PassThrough traces only what a caller asked to be sampled: Lambda API
+// reference, TracingConfig). A function added beside them (docs/deploy.md's
+// health check) may trace or not; the floor is what the service's one
+// operation needs.
 func traces(r *samtemplate.Resolved) []exposure {
 	var out []exposure
 	for _, st := range stagesOf(r) {
@@ -574,15 +577,16 @@ func traces(r *samtemplate.Resolved) []exposure {
 		p, _ := r.Properties(id)
 		tc, _ := p["TracingConfig"].(map[string]any)
 		if mode := fmt.Sprint(tc["Mode"]); mode != "Active" {
-			out = append(out, exposure{id, fmt.Sprintf("serves requests without active tracing (TracingConfig Mode %s): an incident's trace stops before it; %s", mode, ruleEvidence),
-				"keep Tracing: Active on every function that serves a request, in every environment"})
+			out = append(out, exposure{id, fmt.Sprintf("serves the plants without active tracing (TracingConfig Mode %s): an incident's trace stops before it; %s", mode, ruleEvidence),
+				"keep Tracing: Active on every function of /plants and every authorizer, in every environment"})
 		}
 	}
 	return out
 }
 
-// servingFunctions are the logical ids of the functions that serve a
-// request: a route's integration or a Lambda authorizer, sorted.
+// servingFunctions are the logical ids of the functions that serve the
+// plants: the integration of a route under /plants or a Lambda authorizer,
+// sorted.
 func servingFunctions(r *samtemplate.Resolved) []string {
 	fns := stackFunctions(r)
 	var out []string
@@ -594,7 +598,9 @@ func servingFunctions(r *samtemplate.Resolved) []string {
 	apis, _ := restAPIsOf(r)
 	for _, api := range apis {
 		for _, rt := range api.routes {
-			add(rt.function)
+			if rt.path == "/plants" || strings.HasPrefix(rt.path, "/plants/") {
+				add(rt.function)
+			}
 		}
 		for fn := range api.authorizers {
 			add(fn)
