@@ -64,7 +64,7 @@ ENV_VARS      ?= events/env.json
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./internal/auth:FuzzClaims ./functions/createplant:FuzzProxyEvent
 
-.PHONY: bin/escape chromium help run test test-bootstraps fuzz lint preflight-accept bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/startlambda bin/invoke bin/runfront start-lambda
+.PHONY: bin/escape host-bootstraps chromium help run test test-bootstraps fuzz lint preflight-accept bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/startlambda bin/invoke bin/runfront start-lambda
 
 # The commands a person runs (make run, start-api, invoke) are built, then
 # run: a built binary exits 0 on a clean Ctrl-C and its one-line errors stand
@@ -190,12 +190,13 @@ invoke: node_modules bin/invoke $(if $(DEBUG),$(TOOLS)/dlv) ## FUNCTION's real b
 	@$(MAKE) --no-print-directory build-$(FUNCTION) ARTIFACTS_DIR=bin/$(HOSTARCH)/$(FUNCTION) GOARCH=$(HOSTARCH) $(if $(DEBUG),DEBUG_BUILD=1) $(ESCAPED)
 	@exec bin/invoke -function $(FUNCTION) -bootstrap bin/$(HOSTARCH)/$(FUNCTION)/bootstrap -event $(EVENT) -env $(ENV_VARS) $(if $(DEBUG),-debug-addr 127.0.0.1:$(DEBUG_PORT) -dlv $(TOOLS)/dlv)
 
-start-api: node_modules bin/startapi $(if $(DEBUG),$(TOOLS)/dlv) ## the deployed chain without Docker: a gateway read from template.yaml before the real bootstraps (ENV_VARS=file; PORT, default 3000; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
+host-bootstraps: bin/escape ## (make start-api, start-lambda) every function's bootstrap for this machine into bin/<arch>/, the one DEBUG names built for a debugger
 	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) $$([ "$$f" = "$(DEBUG)" ] && echo DEBUG_BUILD=1); done $(ESCAPED)
+
+start-api: node_modules bin/startapi host-bootstraps $(if $(DEBUG),$(TOOLS)/dlv) ## the deployed chain without Docker: a gateway read from template.yaml before the real bootstraps (ENV_VARS=file; PORT, default 3000; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
 	@exec bin/startapi $(if $(DEBUG),-debug $(DEBUG) -debug-addr 127.0.0.1:$(DEBUG_PORT) -dlv $(TOOLS)/dlv) -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS) $(if $(WATCH),-watch) $(if $(ALLOW_HOSTS),-allow-host '$(ALLOW_HOSTS)')
 
-start-lambda: node_modules bin/startlambda $(if $(DEBUG),$(TOOLS)/dlv) ## the Lambda Invoke API without Docker, like sam local start-lambda, on 127.0.0.1:3001 (ENV_VARS=file; PORT; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
-	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) $$([ "$$f" = "$(DEBUG)" ] && echo DEBUG_BUILD=1); done $(ESCAPED)
+start-lambda: node_modules bin/startlambda host-bootstraps $(if $(DEBUG),$(TOOLS)/dlv) ## the Lambda Invoke API without Docker, like sam local start-lambda, on 127.0.0.1:3001 (ENV_VARS=file; PORT; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
 	@exec bin/startlambda $(if $(DEBUG),-debug $(DEBUG) -debug-addr 127.0.0.1:$(DEBUG_PORT) -dlv $(TOOLS)/dlv) -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS) $(if $(WATCH),-watch) $(if $(ALLOW_HOSTS),-allow-host '$(ALLOW_HOSTS)')
 
 chromium: ## say whether make test has a headless browser for start-api's request page (make test installs no system package: .ci/run installs Debian's chromium; elsewhere install Chromium or Chrome yourself)
