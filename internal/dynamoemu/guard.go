@@ -41,20 +41,27 @@ func StripCORS(resp *http.Response) error {
 	return nil
 }
 
-// front serves Guard, then Signed with creds, before a server that listens
-// on the Unix socket sock, on a free loopback port; it returns that port's
-// URL and a stop.
-func front(sock string, creds aws.Credentials) (string, func(), error) {
+// Front serves next behind Guard, then Signed with creds, on a free
+// loopback port, and returns that port's URL and a stop. next is a reverse
+// proxy to a DynamoDB-compatible server with StripCORS as its
+// ModifyResponse: the emulators' own front (front) or the trace's recording
+// proxy (tools/trace).
+func Front(creds aws.Credentials, next http.Handler) (string, func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
 	}
+	srv := &http.Server{Handler: Guard(Signed(creds, time.Now, next)), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+// front is Front before a server that listens on the Unix socket sock.
+func front(sock string, creds aws.Credentials) (string, func(), error) {
 	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: "emulator"})
 	proxy.ModifyResponse = StripCORS
 	proxy.Transport = &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
 	}}
-	srv := &http.Server{Handler: Guard(Signed(creds, time.Now, proxy)), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+	return Front(creds, proxy)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -21,22 +20,18 @@ import (
 // the operation, the condition's outcome (held, or failed with
 // ConditionalCheckFailedException) or the error type, and its duration.
 // Point a function's AWS_ENDPOINT_URL_DYNAMODB at the URL it returns; close
-// stops it. Like the emulator's own front, it refuses web pages
-// (dynamoemu.Guard), answers only requests signed with creds, the
-// credentials the function holds (dynamoemu.Signed), and passes on no CORS
-// header of the server behind it. It passes on the Host the function signed.
+// stops it. It is served as the emulators are (dynamoemu.Front): it
+// refuses web pages, answers only requests signed with creds, the
+// credentials the function holds, and passes on no CORS header of the
+// server behind it. It passes on the Host the function signed.
 func (r *Recorder) DynamoDB(target string, creds aws.Credentials) (proxyURL string, closeFn func(), err error) {
 	u, err := url.Parse(target)
 	if err != nil {
 		return "", nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
 	proxy := httputil.NewSingleHostReverseProxy(u)
 	proxy.ModifyResponse = dynamoemu.StripCORS
-	srv := &http.Server{Handler: dynamoemu.Guard(dynamoemu.Signed(creds, time.Now, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	return dynamoemu.Front(creds, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		// Signed has read the body whole, up to DynamoDB's 16 MB: the
 		// table gets all of it, the recording reads it.
 		body, _ := io.ReadAll(req.Body)
@@ -48,9 +43,7 @@ func (r *Recorder) DynamoDB(target string, creds aws.Credentials) (proxyURL stri
 		start := time.Now()
 		proxy.ServeHTTP(rec, req)
 		r.AddStep(req.Header.Get("X-Amzn-Trace-Id"), "DynamoDB "+op, start, time.Since(start), outcome(body, rec))
-	}))), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+	}))
 }
 
 // outcome says how a call ended: its condition held or failed, or its
