@@ -19,17 +19,24 @@ import (
 // function holds, as DynamoDB does.
 func TestTheDynamoDBProxyAnswersOnlyTheFunctionsSignature(t *testing.T) {
 	t.Parallel()
-	table := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	proxy, creds := recording(t, func(w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, `{"TableNames":[]}`)
-	}))
-	defer table.Close()
-	creds := aws.Credentials{AccessKeyID: "LOCALTHEFUNCTIONSKEY", SecretAccessKey: "its-secret"}
-	proxy, stop, err := NewRecorder(&proctest.Output{}).DynamoDB(table.URL, creds)
+	})
+	dynamotest.AnswersOnlySigned(t, proxy, creds)
+}
+
+// recording serves the recorder's proxy, for a function that holds creds,
+// before a table that table answers; the test's end stops both.
+func recording(t *testing.T, table http.HandlerFunc) (proxy string, creds aws.Credentials) {
+	srv := httptest.NewServer(table)
+	t.Cleanup(srv.Close)
+	creds = aws.Credentials{AccessKeyID: "LOCALTHEFUNCTIONSKEY", SecretAccessKey: "its-secret"}
+	proxy, stop, err := NewRecorder(&proctest.Output{}).DynamoDB(srv.URL, creds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stop()
-	dynamotest.AnswersOnlySigned(t, proxy, creds)
+	t.Cleanup(stop)
+	return proxy, creds
 }
 
 // The proxy passes on the whole request: DynamoDB takes requests of up to
@@ -38,18 +45,11 @@ func TestTheDynamoDBProxyAnswersOnlyTheFunctionsSignature(t *testing.T) {
 func TestTheDynamoDBProxyPassesOnTheWholeRequest(t *testing.T) {
 	t.Parallel()
 	got := make(chan int, 1)
-	table := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	proxy, creds := recording(t, func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		got <- len(b)
 		io.WriteString(w, `{}`)
-	}))
-	defer table.Close()
-	creds := aws.Credentials{AccessKeyID: "LOCALTHEFUNCTIONSKEY", SecretAccessKey: "its-secret"}
-	proxy, stop, err := NewRecorder(&proctest.Output{}).DynamoDB(table.URL, creds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	})
 	body := `{"RequestItems":{"plants":[{"PutRequest":{"Item":{"id":{"S":"` + strings.Repeat("x", 3<<20) + `"}}}}]}}`
 	resp, err := http.DefaultClient.Do(dynamotest.SignedRequest(t, proxy, creds, "BatchWriteItem", body, time.Now()))
 	if err != nil {
