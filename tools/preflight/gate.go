@@ -628,7 +628,7 @@ func coverage(where string, calls []gateCall, pkgs []GoPackage) []Finding {
 // gateRun is the copy of the repository and the stubs one CheckGate uses.
 type gateRun struct {
 	tmp, repo, bin, home string
-	env                  []string // the stubs and the runner's defaults
+	env                  map[string]string // the stubs and the runner's defaults
 }
 
 func newGateRun(root string, pkgs []GoPackage, copy bool) (*gateRun, error) {
@@ -681,19 +681,19 @@ func newGateRun(root string, pkgs []GoPackage, copy bool) (*gateRun, error) {
 			modules[p.Module] = true
 		}
 	}
-	r.env = []string{
-		"PATH=" + r.bin, "HOME=" + r.home, "LANG=C.UTF-8", "USER=runner",
+	r.env = map[string]string{
+		"PATH": r.bin, "HOME": r.home, "LANG": "C.UTF-8", "USER": "runner",
 		// GitHub's default variables ("Variables reference").
-		"CI=true", "GITHUB_ACTIONS=true", "GITHUB_EVENT_NAME=pull_request", "RUNNER_OS=Linux",
-		"GITHUB_WORKSPACE=" + r.repo, "RUNNER_TEMP=" + tmp,
-		"PREFLIGHT_GATE_ROOT=" + r.repo, "PREFLIGHT_GATE_PKGS=" + table.String(),
-		"PREFLIGHT_GATE_MODS=" + strings.Join(slices.Sorted(maps.Keys(modules)), " "),
+		"CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "RUNNER_OS": "Linux",
+		"GITHUB_WORKSPACE": r.repo, "RUNNER_TEMP": tmp,
+		"PREFLIGHT_GATE_ROOT": r.repo, "PREFLIGHT_GATE_PKGS": table.String(),
+		"PREFLIGHT_GATE_MODS": strings.Join(slices.Sorted(maps.Keys(modules)), " "),
 	}
 	for name, body := range gateStubs {
-		r.env = append(r.env, "BASH_FUNC_"+name+"%%="+body)
+		r.env["BASH_FUNC_"+name+"%%"] = body
 	}
 	for _, t := range append(slices.Clone(stubbedSetup), stubbedChecks...) {
-		r.env = append(r.env, "BASH_FUNC_"+t+"%%=() { __gate "+t+" \"$@\"; }")
+		r.env["BASH_FUNC_"+t+"%%"] = "() { __gate " + t + " \"$@\"; }"
 	}
 	return r, nil
 }
@@ -762,25 +762,14 @@ func (r *gateRun) job(ctx context.Context, w *workflow, j job, fail string) ([]g
 	if err := os.WriteFile(log, nil, 0o644); err != nil {
 		return nil, "", err
 	}
-	env := map[string]string{}
-	var order []string
-	set := func(k, v string) {
-		if _, ok := env[k]; !ok {
-			order = append(order, k)
-		}
-		env[k] = v
-	}
-	for _, kv := range r.env {
-		k, v, _ := strings.Cut(kv, "=")
-		set(k, v)
-	}
-	set("PREFLIGHT_GATE_LOG", log)
-	set("PREFLIGHT_GATE_FAIL", fail)
+	env := maps.Clone(r.env)
+	env["PREFLIGHT_GATE_LOG"] = log
+	env["PREFLIGHT_GATE_FAIL"] = fail
 	_, top := yamlEntry(w.root, "env")
 	_, jenv := yamlEntry(j.node, "env")
 	for _, m := range []*yaml.Node{top, jenv} {
 		for k := 0; m != nil && m.Kind == yaml.MappingNode && k+1 < len(m.Content); k += 2 {
-			set(m.Content[k].Value, runScript(m.Content[k+1].Value))
+			env[m.Content[k].Value] = runScript(m.Content[k+1].Value)
 		}
 	}
 	var paths []string
@@ -843,9 +832,9 @@ func (r *gateRun) job(ctx context.Context, w *workflow, j job, fail string) ([]g
 				for k++; k < len(lines) && lines[k] != delim; k++ {
 					v = append(v, lines[k])
 				}
-				set(name, strings.Join(v, "\n"))
+				env[name] = strings.Join(v, "\n")
 			} else if name, v, ok := strings.Cut(lines[k], "="); ok {
-				set(name, v)
+				env[name] = v
 			}
 		}
 		raw, _ = os.ReadFile(files["GITHUB_PATH"])
