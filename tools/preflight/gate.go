@@ -376,6 +376,12 @@ func matchPackages(pkgs []GoPackage, cwd string, gowork string, patterns []strin
 	return out
 }
 
+// runsChecks says whether a job is the checks job: a step of it runs
+// `bash .ci/run`.
+func runsChecks(j job) bool {
+	return slices.ContainsFunc(j.Steps, func(s step) bool { return shCalls(s.Run, "bash", ".ci/run") })
+}
+
 // CheckGate runs ci.yml's checks job, as the comment above says, on a copy
 // of the repository at root, and answers a Finding for each broken part of
 // the invariant. pkgs are the packages of both modules (ListPackages);
@@ -398,8 +404,7 @@ func checkGate(ctx context.Context, root string, pkgs []GoPackage, failEach, cop
 	var ci *job
 	if w != nil {
 		for _, name := range w.order {
-			j := w.Jobs[name]
-			if slices.ContainsFunc(j.Steps, func(s step) bool { return shCalls(s.Run, "bash", ".ci/run") }) {
+			if j := w.Jobs[name]; runsChecks(j) {
 				ci = &j
 				break
 			}
@@ -908,7 +913,7 @@ func (c *wfChecker) gateFiles() {
 		c.literalEnv(w.whereTop("env"), top)
 		for _, name := range w.order {
 			j := w.Jobs[name]
-			if !slices.ContainsFunc(j.Steps, func(s step) bool { return shCalls(s.Run, "bash", ".ci/run") }) {
+			if !runsChecks(j) {
 				continue
 			}
 			_, jenv := yamlEntry(j.node, "env")
