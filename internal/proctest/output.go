@@ -1,10 +1,12 @@
 // Package proctest is what tests share to watch a child process that
 // internal/childproc started: Output, a writer a test can wait on for a
-// line, a match or the server's banner.
+// line, a match or the server's banner; on Unix also the processes a tool
+// started (Family) and a tool run as a terminal runs a job (Job).
 package proctest
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -30,6 +32,15 @@ func (o *Output) String() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.buf.String()
+}
+
+// Tail is the output's last 15 lines, enough to say why a test failed.
+func (o *Output) Tail() string {
+	lines := strings.Split(strings.TrimRight(o.String(), "\n"), "\n")
+	if len(lines) > 15 {
+		lines = append([]string{fmt.Sprintf("[%d lines before]", len(lines)-15)}, lines[len(lines)-15:]...)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // WaitFor waits until the output holds want n times, and fails the test

@@ -33,6 +33,18 @@ import (
 func TestABreakpointStopsCreatePlant(t *testing.T) {
 	t.Parallel()
 	dlv := delve.Dlv(t, root)
+	dir := debugBootstraps(t)
+	addr := delve.FreeAddr(t)
+	banner, out := startAPIOut(t, dir, "-debug", "CreatePlantFunction", "-debug-addr", addr, "-dlv", dlv)
+	c, _ := debugOnce(t, "start-api DEBUG", addr, banner, "Debugged", 4242, out.String)
+	c.Disconnect(false)
+}
+
+// debugBootstraps is a folder of bootstraps (<Function>/bootstrap) with
+// createplant's built for a debugger, as make start-api
+// DEBUG=CreatePlantFunction builds them.
+func debugBootstraps(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	for fn, bin := range map[string]string{
 		"CreatePlantFunction": lambdatest.DebugBootstrap(t, "CreatePlantFunction"),
@@ -45,10 +57,7 @@ func TestABreakpointStopsCreatePlant(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	addr := delve.FreeAddr(t)
-	banner, out := startAPIOut(t, dir, "-debug", "CreatePlantFunction", "-debug-addr", addr, "-dlv", dlv)
-	c, _ := debugOnce(t, "start-api DEBUG", addr, banner, "Debugged", 4242, out.String)
-	c.Disconnect(false)
+	return dir
 }
 
 // answer is what a request got.

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/childproc"
-	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/proctest"
 	"github.com/plantstore/plantstore/tools/delve"
 	"github.com/plantstore/plantstore/tools/localfn"
@@ -30,24 +29,13 @@ import (
 func TestOneCtrlCEndsADebugSession(t *testing.T) {
 	t.Parallel()
 	dlv := delve.Dlv(t, root)
-	boots := t.TempDir()
-	for fn, bin := range map[string]string{
-		"CreatePlantFunction": lambdatest.DebugBootstrap(t, "CreatePlantFunction"),
-		"AuthorizerFunction":  lambdatest.Bootstrap(t, "AuthorizerFunction"),
-	} {
-		if err := os.MkdirAll(filepath.Join(boots, fn), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(bin, filepath.Join(boots, fn, "bootstrap")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tool := startInGroup(t, root, boots, "-debug", "CreatePlantFunction", "-debug-addr", delve.FreeAddr(t), "-dlv", dlv)
+	boots := debugBootstraps(t)
+	tool, banner := startInGroup(t, root, boots, "-debug", "CreatePlantFunction", "-debug-addr", delve.FreeAddr(t), "-dlv", dlv)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // only catches a hang
 	defer cancel()
-	post(ctx, tool.banner.URL, tool.banner.Token, `{"id":7,"name":"Held"}`)
-	tool.stderr.WaitFor(t, "API server listening at:", 1) // the debuggee waits for a debugger
-	family := proctest.Family(t, tool.cmd.Process.Pid)
+	post(ctx, banner.URL, banner.Token, `{"id":7,"name":"Held"}`)
+	tool.Stderr.WaitFor(t, "API server listening at:", 1) // the debuggee waits for a debugger
+	family := proctest.Family(t, tool.Cmd.Process.Pid)
 	var dlvPID int
 	for _, p := range family {
 		if strings.HasPrefix(p.Command, "dlv") {
@@ -59,12 +47,10 @@ func TestOneCtrlCEndsADebugSession(t *testing.T) {
 		held = held || p.PPID == dlvPID && dlvPID != 0
 	}
 	if !held {
-		t.Fatalf("no debuggee under Delve among %v\n%s", family, tool.stderr.String())
+		t.Fatalf("no debuggee under Delve among %v\n%s", family, tool.Stderr.Tail())
 	}
-	if err := syscall.Kill(-tool.cmd.Process.Pid, syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	tool.ended(t, "one Ctrl-C", family)
+	tool.Signal(t, syscall.SIGINT)
+	ended(t, tool, "one Ctrl-C", family)
 }
 
 // A Ctrl-C during a WATCH=1 rebuild, while the go command compiles, ends
@@ -80,57 +66,28 @@ func TestACtrlCDuringARebuildLeavesNoBuild(t *testing.T) {
 	if out, err := localfn.Build(context.Background(), tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}, ""); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	tool := startInGroup(t, tree, boots, "-watch")
+	tool, _ := startInGroup(t, tree, boots, "-watch")
 	// A message no build has compiled yet: the go command compiles.
 	watchtest.Edit(t, filepath.Join(tree, "internal", "httpapi", "decode.go"), `"the body is not valid JSON (at byte %d)"`,
 		fmt.Sprintf(`"the body is no JSON (at byte %%d, %d)"`, time.Now().UnixNano()))
-	var family []proctest.Proc
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) { // the bound only catches a hang
-		family = proctest.Family(t, tool.cmd.Process.Pid)
-		if building(family) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no rebuild within a minute of the edit:\n%s", tool.stdout.String())
-		}
-	}
+	family := tool.Compiling(t)
 	pid := 0 // the tool, which make started
 	for _, p := range family {
-		if p.PPID == tool.cmd.Process.Pid {
+		if p.PPID == tool.Cmd.Process.Pid {
 			pid = p.PID
 		}
 	}
 	if err := syscall.Kill(pid, syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	tool.ended(t, "SIGINT during a rebuild", family)
-}
-
-// building says whether the go command of a rebuild compiles or links.
-func building(family []proctest.Proc) bool {
-	for _, p := range family {
-		if p.Command == "compile" || p.Command == "link" {
-			return true
-		}
-	}
-	return false
-}
-
-// groupTool is make start-api run by make in a process group of its own,
-// as a terminal runs a job.
-type groupTool struct {
-	cmd            *exec.Cmd
-	tmp            string // its TMPDIR
-	banner         childproc.Banner
-	stdout, stderr *proctest.Output
-	exited         chan error
+	ended(t, tool, "SIGINT during a rebuild", family)
 }
 
 // startInGroup runs make start-api's recipe (exec of the tool) with make,
-// on the template of tree, the bootstraps in boots and more flags, and
-// returns once the tool listens. The tool is this test binary running
-// main (TestMain); its TMPDIR is a folder of its own.
-func startInGroup(t *testing.T, tree, boots string, flags ...string) *groupTool {
+// as a terminal runs a job, on the template of tree, the bootstraps in
+// boots and more flags, and returns it and the tool's banner once the tool
+// listens. The tool is this test binary running main (TestMain).
+func startInGroup(t *testing.T, tree, boots string, flags ...string) (*proctest.Job, childproc.Banner) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -148,61 +105,19 @@ func startInGroup(t *testing.T, tree, boots string, flags ...string) *groupTool 
 	if err := os.WriteFile(makefile, []byte("start-api:\n\t@exec '"+strings.Join(args, "' '")+"'\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	g := &groupTool{cmd: exec.Command("make", "-s", "-f", makefile), tmp: tmp, stdout: &proctest.Output{}, stderr: &proctest.Output{}, exited: make(chan error, 1)}
-	g.cmd.Env = append(os.Environ(), runMain+"=1", "PORT=0", "TMPDIR="+tmp)
-	g.cmd.Stdout, g.cmd.Stderr = g.stdout, g.stderr
-	g.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the terminal's foreground group
-	g.cmd.WaitDelay = time.Second                           // a process left behind keeps the output open
-	if err := g.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { g.exited <- g.cmd.Wait() }()
-	t.Cleanup(func() {
-		syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
-		for _, p := range proctest.Family(t, g.cmd.Process.Pid) {
-			syscall.Kill(p.PID, syscall.SIGKILL)
-		}
-	})
-	g.banner = g.stdout.Banner(t)
-	return g
+	cmd := exec.Command("make", "-s", "-f", makefile)
+	cmd.Env = append(os.Environ(), runMain+"=1", "PORT=0")
+	tool := proctest.StartJob(t, cmd, tmp)
+	return tool, tool.Stdout.Banner(t)
 }
 
-// ended fails t unless, within 10 s of the signal (a failure bound, not a
-// measure), every process of family and of the group has ended, make
-// with them, without the tool's last resort, and TMPDIR is empty.
-func (g *groupTool) ended(t *testing.T, after string, family []proctest.Proc) {
+// ended fails t unless make, the tool and every process of family ended
+// within the bound of Job.Ended, without the tool's last resort, and left
+// no file.
+func ended(t *testing.T, tool *proctest.Job, after string, family []proctest.Proc) {
 	t.Helper()
-	bound, stop := context.WithTimeout(context.Background(), 10*time.Second)
-	defer stop()
-	if left := proctest.Running(bound, t, family, g.cmd.Process.Pid); left != nil {
-		t.Fatalf("10s after %s these still run: %v\nstart-api printed:\n%s\n%s", after, left, g.stdout.String(), tail(g.stderr.String()))
+	t.Logf("make: %v", tool.Ended(t, after, family))
+	if strings.Contains(tool.Stderr.String(), "stopped at once") {
+		t.Errorf("start-api ended only by its last resort:\n%s", tool.Stderr.Tail())
 	}
-	select {
-	case err := <-g.exited:
-		t.Logf("make: %v", err)
-	case <-bound.Done():
-		t.Fatalf("make still waits 10s after %s", after)
-	}
-	if strings.Contains(g.stderr.String(), "stopped at once") {
-		t.Errorf("start-api ended only by its last resort:\n%s", tail(g.stderr.String()))
-	}
-	var left []string
-	filepath.WalkDir(g.tmp, func(path string, _ os.DirEntry, err error) error {
-		if path != g.tmp {
-			left = append(left, strings.TrimPrefix(path, g.tmp))
-		}
-		return nil
-	})
-	if len(left) != 0 {
-		t.Errorf("left in TMPDIR after %s: %v", after, left)
-	}
-}
-
-// tail is the last lines of s, enough to say why.
-func tail(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > 15 {
-		lines = append([]string{fmt.Sprintf("[%d lines before]", len(lines)-15)}, lines[len(lines)-15:]...)
-	}
-	return strings.Join(lines, "\n")
 }
