@@ -1,6 +1,7 @@
 package samtemplate
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,14 +16,15 @@ import (
 // translateScript runs the SAM translator (aws-sam-translator, the library
 // behind `sam deploy`'s transform and cfn-lint's SAM support) on a template,
 // as CloudFormation's AWS::Serverless-2016-10-31 transform would after `sam
-// package` has replaced CodeUri with an S3 location.
+// package` has replaced CodeUri with an S3 location. The template comes on
+// stdin: the bytes translated are the bytes keyed.
 const translateScript = `
 import json, sys
 from samtranslator.translator.transform import transform
 from samtranslator.yaml_helper import yaml_parse
 class NoManagedPolicies:
     def load(self): return {}
-tpl = yaml_parse(open(sys.argv[1]).read())
+tpl = yaml_parse(sys.stdin.read())
 tpl.setdefault("Globals", {}).setdefault("Function", {})["CodeUri"] = "s3://bucket/key"
 json.dump(transform(tpl, {}, NoManagedPolicies()), sys.stdout, default=str)
 `
@@ -33,11 +35,10 @@ var ErrNoTranslator = errors.New("aws-sam-translator is not installed (pip insta
 // Translate returns the CloudFormation template that the SAM translator makes
 // of the SAM template at path. It needs python3 with aws-sam-translator.
 //
-// A translation takes the translator a second or more, and depends on
-// nothing but the template's bytes, the script above and the translator: it
-// is kept in the user's cache folder (toolcache), keyed by the sha256 of the
-// template and the script, in a folder named by python's and the
-// translator's versions.
+// A translation is a python process, and depends on nothing but the
+// template's bytes, the script above and the translator: it is kept in the
+// user's cache folder (toolcache), keyed by the sha256 of the template and
+// the script, in a folder named by python's and the translator's versions.
 func Translate(path string) (map[string]any, error) {
 	cache, err := translations()
 	if err != nil {
@@ -56,7 +57,8 @@ func translateIn(cache *toolcache.Cache, path string) (map[string]any, error) {
 	if kept, ok := cache.Get(key); ok && json.Unmarshal(kept, &doc) == nil {
 		return doc, nil
 	}
-	cmd := exec.Command("python3", "-c", translateScript, path)
+	cmd := exec.Command("python3", "-c", translateScript)
+	cmd.Stdin = bytes.NewReader(tpl)
 	cmd.Env = append(os.Environ(), "AWS_DEFAULT_REGION=us-east-1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -65,7 +67,7 @@ func translateIn(cache *toolcache.Cache, path string) (map[string]any, error) {
 		if strings.Contains(stderr.String(), "No module named 'samtranslator'") {
 			return nil, ErrNoTranslator
 		}
-		return nil, fmt.Errorf("SAM translator: %v\n%s", err, stderr.String())
+		return nil, fmt.Errorf("SAM translator on %s: %v\n%s", path, err, stderr.String())
 	}
 	if err := json.Unmarshal(out, &doc); err != nil {
 		return nil, fmt.Errorf("translator output: %v", err)
