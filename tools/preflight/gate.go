@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"go/build"
 	"io/fs"
+	"iter"
 	"maps"
 	"os"
 	"os/exec"
@@ -96,12 +97,7 @@ func ListPackages(root string) ([]GoPackage, error) {
 			}
 			modules[rel] = string(m[1])
 		}
-		mod := "." // the nearest module directory above
-		for m := range modules {
-			if m != "." && (rel == m || strings.HasPrefix(rel, m+"/")) && (mod == "." || len(m) > len(mod)) {
-				mod = m
-			}
-		}
+		mod := moduleOf(rel, maps.Keys(modules))
 		if _, err := build.Default.ImportDir(p, 0); err != nil {
 			if _, none := err.(*build.NoGoError); none {
 				return nil
@@ -118,6 +114,18 @@ func ListPackages(root string) ([]GoPackage, error) {
 }
 
 var moduleLineRe = regexp.MustCompile(`(?m)^module\s+(\S+)`)
+
+// moduleOf is the module directory that holds dir: the longest of modules
+// that is dir or a directory above it, "." when none is.
+func moduleOf(dir string, modules iter.Seq[string]) string {
+	best := "."
+	for m := range modules {
+		if m != "." && (dir == m || strings.HasPrefix(dir, m+"/")) && (best == "." || len(m) > len(best)) {
+			best = m
+		}
+	}
+	return best
+}
 
 // lintStep is one check of make lint, and how a recorded call is known as
 // it.
@@ -338,15 +346,7 @@ func matchPackages(pkgs []GoPackage, cwd string, gowork string, patterns []strin
 	for _, p := range pkgs {
 		modules[p.Module] = true
 	}
-	moduleOf := func(dir string) string {
-		best := "."
-		for m := range modules {
-			if (dir == m || strings.HasPrefix(dir, m+"/")) && len(m) > len(best) {
-				best = m
-			}
-		}
-		return best
-	}
+	cwdModule := moduleOf(cwd, maps.Keys(modules))
 	var out []string
 	for _, pat := range patterns {
 		all := pat == "..." || strings.HasSuffix(pat, "/...")
@@ -356,11 +356,12 @@ func matchPackages(pkgs []GoPackage, cwd string, gowork string, patterns []strin
 		}
 		local := p == "." || strings.HasPrefix(p, "./") || p == ".." || strings.HasPrefix(p, "../")
 		base := filepath.ToSlash(filepath.Clean(filepath.Join(cwd, p)))
+		baseModule := moduleOf(base, maps.Keys(modules))
 		for _, pk := range pkgs {
 			var ok bool
 			switch {
 			case local && all:
-				ok = (base == "." || pk.Dir == base || strings.HasPrefix(pk.Dir, base+"/")) && pk.Module == moduleOf(base)
+				ok = (base == "." || pk.Dir == base || strings.HasPrefix(pk.Dir, base+"/")) && pk.Module == baseModule
 			case local:
 				ok = pk.Dir == base
 			case all:
@@ -368,7 +369,7 @@ func matchPackages(pkgs []GoPackage, cwd string, gowork string, patterns []strin
 			default:
 				ok = pk.ImportPath == p
 			}
-			if ok && (gowork != "off" || pk.Module == moduleOf(cwd)) && !slices.Contains(out, pk.ImportPath) {
+			if ok && (gowork != "off" || pk.Module == cwdModule) && !slices.Contains(out, pk.ImportPath) {
 				out = append(out, pk.ImportPath)
 			}
 		}
