@@ -115,3 +115,18 @@ func (e *escaper) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// CopyEscaped copies r to w through an Escaper, and at r's end passes on,
+// escaped, a last line that has no newline. Each line reaches w as soon as
+// a read of r completes it.
+func CopyEscaped(w io.Writer, r io.Reader) error {
+	e := &escaper{w: w}
+	if _, err := io.Copy(e, r); err != nil {
+		return err
+	}
+	if len(e.part) == 0 {
+		return nil
+	}
+	_, err := io.WriteString(w, Escape(string(e.part)))
+	return err
+}

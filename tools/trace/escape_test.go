@@ -76,3 +76,20 @@ func TestLogsPassLinesOnEscaped(t *testing.T) {
 		}
 	}
 }
+
+// CopyEscaped passes on each line escaped (Escaper), and at the end of its
+// input a last line that has no newline: the end of a build's output
+// (tools/cmd/escape).
+func TestCopyEscaped(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"ok\n", "ok\n"},
+		{"a\x1b]52;c;ZXZpbA==\x07.go:1:1: expected 'package'\nb", `a\x1b]52;c;ZXZpbA==\a.go:1:1: expected 'package'` + "\nb"},
+		{"\u009b31m\xff\n", `\u009b31m\xff` + "\n"},
+	} {
+		var b strings.Builder
+		if err := CopyEscaped(&b, strings.NewReader(tc.in)); err != nil || b.String() != tc.want {
+			t.Errorf("CopyEscaped(%q) = %q, %v; want %q", tc.in, b.String(), err, tc.want)
+		}
+	}
+}
