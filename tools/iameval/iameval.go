@@ -1,10 +1,10 @@
 // Package iameval asks a real IAM policy evaluator,
 // @cloud-copilot/iam-simulate (through node and iamsim.mjs beside this
 // file), whether a principal may make a request, and what AWS's service
-// reference says of a service's actions. The preflight's rules ask it tens
-// of thousands of questions a run; its answers are kept in toolcache, and
-// what is not kept goes to one node process per core. Test-time only: the
-// evaluator is AGPL-3.0, a devDependency; nothing that ships links it.
+// reference says of a service's actions. The preflight's rules ask it many
+// questions a run; its answers are kept in toolcache, and what is not kept
+// goes to one node process per core. Test-time only: the evaluator is
+// AGPL-3.0, a devDependency; nothing that ships links it.
 package iameval
 
 import (
@@ -137,7 +137,7 @@ func newEvaluator(root string, cache *toolcache.Cache, workers int) (*evaluator,
 }
 
 // encoder gives questions their keys and wire form. A role's policies are
-// shared by thousands of its questions: each distinct policy list is
+// shared by many of its questions: each distinct policy list is
 // encoded (and hashed) once per call, found by the list's identity, which
 // cannot change while the caller waits for its answers. The key is the
 // sha256 of the rest of the question and of each policy's encoding, so it is
@@ -467,7 +467,7 @@ type Action struct {
 	} `json:"resourceTypes"`
 }
 
-// actionData lists every action of each service.
+// Actions lists every action of each service.
 func Actions(services []string) (map[string][]Action, error) {
 	out := map[string][]Action{}
 	if len(services) == 0 {
@@ -477,7 +477,7 @@ func Actions(services []string) (map[string][]Action, error) {
 	return out, err
 }
 
-// serviceKeys are the IAM prefixes of every service the evaluator knows.
+// Services are the IAM prefixes of every service the evaluator knows.
 func Services() ([]string, error) {
 	var out []string
 	err := evaluate(map[string]any{"data": "services"}, &out)

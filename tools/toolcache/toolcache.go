@@ -130,10 +130,10 @@ func (c *Cache) Put(k Key, v []byte) error {
 	return err
 }
 
-// A tool with many small answers (the evaluator: tens of thousands of one
-// line each) keeps them in logs rather than a file each: 16 files, each
-// taking lines "<key> <answer> <check>", where check is the first 8 bytes of
-// the sha256 of key and answer in hex. Processes append whole lines with one
+// A tool with many small answers (the evaluator's, of one line each) keeps
+// them in logs rather than a file each: 16 files, each taking lines "<key>
+// <answer> <check>", where check is the first 8 bytes of the sha256 of key
+// and answer in hex. Processes append whole lines with one
 // write to a file opened for appending; a line that is torn or otherwise
 // damaged fails its check and is skipped, as a miss.
 
