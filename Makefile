@@ -114,8 +114,7 @@ DEBUG_FUNCTIONS := CreatePlantFunction AuthorizerFunction
 # -race, four packages at a time (-p 4; go test's default is GOMAXPROCS):
 # many of them mostly wait on what they start (builds, emulators, a
 # signalled tool), and with two at a time such a package holds a slot while
-# a core idles (on 2 cores that phase took 95 s with -p 2, 80 s with -p 4
-# and 81 s with -p 6, in one session).
+# a core idles.
 RACE_FREE := ./internal/plant ./internal/glyph ./internal/logging ./functions/internal/emf ./tools/figures ./tools/toolcache ./tools/cmd/repocheck ./tools/preflight
 TEST_ENV   = $(BOOTSTRAPS_ENV)=$(BOOTSTRAPS) CI=true $(if $(filter true,$(CI)),,$(if $(shell command -v chromium || command -v chromium-browser || command -v google-chrome),,NO_BROWSER=1))
 test: node_modules moto $(TOOLS)/dlv chromium ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME executions
