@@ -4,6 +4,7 @@ package localfn
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,5 +56,23 @@ func TestBuildStopsWithItsContext(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("left in the build folder: %v", entries)
+	}
+}
+
+// A build whose context has ended starts no make (the next function of a
+// WATCH=1 rebuild after a Ctrl-C): the stop waits for no further build.
+func TestBuildStartsNoMakeOnceItsContextEnded(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "Makefile"), []byte("build-%:\n\t@touch ran-$*\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Build(ctx, root, t.TempDir(), []string{"A", "B"}, ""); !errors.Is(err, context.Canceled) {
+		t.Errorf("Build after its context ended: %v, want %v", err, context.Canceled)
+	}
+	if ran, _ := filepath.Glob(filepath.Join(root, "ran-*")); len(ran) != 0 {
+		t.Errorf("make ran: %v", ran)
 	}
 }

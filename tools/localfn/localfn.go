@@ -132,8 +132,8 @@ func (s *Set) Close() {
 // make runs.
 //
 // When ctx ends, make is interrupted as the terminal's Ctrl-C would
-// interrupt it (childproc.Run), and Build returns once make has exited:
-// nothing writes to dir after that. The go command leaves its work folder
+// interrupt it (childproc.Run), no further function's make starts, and
+// Build returns once make has exited: nothing writes to dir after that. The go command leaves its work folder
 // when interrupted (golang/go#25808), so it keeps that under dir
 // (GOTMPDIR), removed once make has exited.
 func Build(ctx context.Context, root, dir string, functions []string, debug string) (string, error) {
@@ -156,6 +156,9 @@ func Build(ctx context.Context, root, dir string, functions []string, debug stri
 	defer os.RemoveAll(goTmp)
 	var out bytes.Buffer
 	for _, fn := range functions {
+		if err := ctx.Err(); err != nil { // stopped: no further make
+			return out.String(), fmt.Errorf("build %s: %w", fn, err)
+		}
 		args := []string{"--no-print-directory", "-s", "-C", root, "build-" + fn, "ARTIFACTS_DIR=" + filepath.Join(dir, fn), "GOARCH=" + runtime.GOARCH}
 		if fn == debug {
 			args = append(args, "DEBUG_BUILD=1")

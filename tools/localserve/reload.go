@@ -112,15 +112,9 @@ func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *localfn.Set) (<-
 		if len(c.Go) > 0 {
 			builds++
 			gen := filepath.Join(dir, "build-"+strconv.Itoa(builds))
-			// One function at a time, so that a stop waits for one
-			// build's make at most.
-			for _, fn := range names {
-				if ctx.Err() != nil {
-					return "", ctx.Err()
-				}
-				if out, err := localfn.Build(ctx, r.Root, gen, []string{fn}, cfg.Debug); err != nil {
-					return "", &BuildFailed{Output: out}
-				}
+			// A stop waits for one function's make at most (localfn.Build).
+			if out, err := localfn.Build(ctx, r.Root, gen, names, cfg.Debug); err != nil {
+				return "", &BuildFailed{Output: out}
 			}
 			cfg.Bootstrap = func(fn string) string { return filepath.Join(gen, fn, "bootstrap") }
 			done = "rebuilt " + strings.Join(names, ", ")
