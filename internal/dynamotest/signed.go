@@ -12,6 +12,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/plantstore/plantstore/internal/dynamoemu"
 )
 
 // SignedRequest is a request for operation (e.g. "ListTables") to the
@@ -26,7 +28,7 @@ func SignedRequest(t testing.TB, url string, creds aws.Credentials, operation, b
 	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
 	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+operation)
 	sum := sha256.Sum256([]byte(body))
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", at); err != nil {
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "dynamodb", dynamoemu.Region, at); err != nil {
 		t.Fatal(err)
 	}
 	return req
