@@ -10,8 +10,10 @@ package samtemplate
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,13 +84,8 @@ func IsLogicalID(id string) bool { return logicalID.MatchString(id) }
 func checkLogicalIDs(doc map[string]any) error {
 	for _, section := range []string{"Parameters", "Mappings", "Conditions", "Resources", "Outputs"} {
 		ids, _ := doc[section].(map[string]any)
-		names := make([]string, 0, len(ids))
-		for id := range ids {
-			names = append(names, id)
-		}
-		sort.Strings(names)
-		for _, id := range names {
-			if !logicalID.MatchString(id) {
+		for _, id := range slices.Sorted(maps.Keys(ids)) {
+			if !IsLogicalID(id) {
 				return fmt.Errorf("%s: logical ID %q is not alphanumeric: SAM and CloudFormation allow only %s (\"Logical ids must be alphanumeric\")", section, id, LogicalIDRule)
 			}
 		}
