@@ -472,7 +472,7 @@ func (c *wfChecker) scriptCredentials(s ciScript) {
 				report(n, "the script sets "+n.Name.Value+": a credential that is not the environment's OIDC role")
 			}
 		case *syntax.Word:
-			if lit := shWordLiteralParts(n); lit != "" {
+			if lit, _ := shLiteral(n); lit != "" {
 				for _, name := range credentialEnv {
 					if strings.Contains(lit, name+"=") {
 						report(n, "the script writes "+name+"=…: a credential that is not the environment's OIDC role")
@@ -497,25 +497,4 @@ func (c *wfChecker) scriptCredentials(s ciScript) {
 		}
 		return true
 	})
-}
-
-// shWordLiteralParts is the literal text of a word, its quotes removed and
-// its expansions left out.
-func shWordLiteralParts(w *syntax.Word) string {
-	var b strings.Builder
-	for _, p := range w.Parts {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			b.WriteString(p.Value)
-		case *syntax.SglQuoted:
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				if l, ok := q.(*syntax.Lit); ok {
-					b.WriteString(l.Value)
-				}
-			}
-		}
-	}
-	return b.String()
 }

@@ -311,7 +311,17 @@ func shWords(ws []*syntax.Word) []string {
 }
 
 func shWord(w *syntax.Word) string {
+	if lit, ok := shLiteral(w); ok {
+		return lit
+	}
+	return "\x00"
+}
+
+// shLiteral is the literal text of a word, its quotes removed and its
+// expansions left out, and whether it has no expansion.
+func shLiteral(w *syntax.Word) (string, bool) {
 	var b strings.Builder
+	plain := true
 	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
@@ -320,17 +330,17 @@ func shWord(w *syntax.Word) string {
 			b.WriteString(p.Value)
 		case *syntax.DblQuoted:
 			for _, q := range p.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok {
-					return "\x00"
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(l.Value)
+				} else {
+					plain = false
 				}
-				b.WriteString(l.Value)
 			}
 		default:
-			return "\x00"
+			plain = false
 		}
 	}
-	return b.String()
+	return b.String(), plain
 }
 
 // shProbe says whether a statement only asks a question, so that its failure
