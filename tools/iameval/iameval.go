@@ -139,9 +139,10 @@ func newEvaluator(root string, cache *toolcache.Cache, workers int) (*evaluator,
 // encoder gives questions their keys and wire form. A role's policies are
 // shared by many of its questions: each distinct policy list is
 // encoded (and hashed) once per call, found by the list's identity, which
-// cannot change while the caller waits for its answers. The key is the
-// sha256 of the rest of the question and of each policy's encoding, so it is
-// a function of the question's whole content.
+// cannot change while the caller waits for its answers. A policy's digest
+// is the sha256 of its encoding, so the key, the sha256 of the wire form
+// that names policies by digest, is a function of the question's whole
+// content, and no policy is hashed again for each question that holds it.
 type encoder struct {
 	seen     map[policyRef]string       // a policy list or document -> its digest
 	policies map[string]json.RawMessage // digest -> encoding
@@ -182,7 +183,7 @@ func (e *encoder) digest(v any) (string, error) {
 		return "", err
 	}
 	sum := sha256.Sum256(raw)
-	d := hex.EncodeToString(sum[:16])
+	d := hex.EncodeToString(sum[:])
 	e.policies[d] = raw
 	if ref.ptr != 0 {
 		e.seen[ref] = d
@@ -220,7 +221,7 @@ func (e *encoder) encode(q Question) (wireQuestion, toolcache.Key, error) {
 	if err != nil {
 		return w, toolcache.Key{}, err
 	}
-	return w, toolcache.KeyOf(raw, e.policies[w.IdentityPolicies], e.policies[w.Boundaries], e.policies[w.ResourcePolicy]), nil
+	return w, toolcache.KeyOf(raw), nil
 }
 
 // keyOf is the key of one question's answer: all of it but its ID.
