@@ -99,7 +99,7 @@ func (b *bench) coldStarts() error {
 		authorizer:  {"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AUTH_HS256_SECRET=" + fixtures.Secret},
 		// The hook's environment in the template, with a local issuer's
 		// settings in place of the stack's user pool.
-		pretraffic: {"CREATEPLANT_VERSION=CreatePlantFunction", "AUTHORIZER_VERSION=AuthorizerFunction", "METHOD_ARN=arn:aws:execute-api:us-east-1:123456789012:pretraffic/v1/POST/plants",
+		pretraffic: {"CREATEPLANT_VERSION=CreatePlantFunction", "AUTHORIZER_VERSION=AuthorizerFunction", "METHOD_ARN=" + fixtures.LocalMethodARN,
 			"AUTH_ISSUER=" + fixtures.Issuer, "AUTH_AUDIENCE=" + fixtures.Audience, "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"},
 		hello:  nil,
 		rawput: {"TABLE_NAME=plants", "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"},
