@@ -3,7 +3,6 @@
 package proc_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -156,29 +155,12 @@ func TestASecondSignalEndsAToolAtOnce(t *testing.T) {
 // that closed), where its last line fails to print.
 func TestAHangupCleansUp(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperMain$")
-	cmd.Env = append(os.Environ(), "PROC_HELPER_MAIN=printing")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the helper printed nothing: %v %s", err, stderr.String())
-	}
-	pid, dir, _ := strings.Cut(strings.TrimSpace(line), " ")
-	child, _ := strconv.Atoi(pid)
-	out.Close() // the reader is gone: the tool's next line meets a broken pipe
+	cmd, child, dir, stderr := startTool(t, "printing") // its output's reader is gone
 	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 	if code := exited(t, cmd); code != 0 {
-		t.Errorf("exit %d (%v), want 0: %s", code, cmd.ProcessState, stderr.String())
+		t.Errorf("exit %d (%v), want 0: %s", code, cmd.ProcessState, stderr)
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the temporary folder %s is still there (%v)", dir, err)

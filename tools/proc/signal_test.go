@@ -68,7 +68,10 @@ func TestExitOnSignalCleansUp(t *testing.T) {
 }
 
 // startHelper runs this test binary's helper test as a tool, with env set,
-// and returns it with the first line it printed, once it printed it.
+// and returns it with the first line it printed, once it printed it. Then
+// what read its output is gone: a line it prints later meets a broken
+// pipe, as a tool's does under make start-api | tee in a terminal that
+// closed.
 func startHelper(t *testing.T, test string, env ...string) (*exec.Cmd, string, *strings.Builder) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
@@ -86,5 +89,6 @@ func startHelper(t *testing.T, test string, env ...string) (*exec.Cmd, string, *
 	if !sc.Scan() {
 		t.Fatalf("the helper printed nothing: %s", stderr.String())
 	}
+	out.Close()
 	return cmd, sc.Text(), &stderr
 }
