@@ -96,6 +96,23 @@ func TestWorkflowRules(t *testing.T) {
 // nothing (its anchor text is gone), so no row can pass by missing its mark.
 type textEdit func(string) string
 
+// apply makes the edit to file (relative to dir), which it must change.
+func (e textEdit) apply(t *testing.T, dir, file string) {
+	t.Helper()
+	path := filepath.Join(dir, filepath.FromSlash(file))
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := e(string(raw))
+	if edited == string(raw) {
+		t.Fatalf("the edit changes nothing in %s: its anchor text is gone; update the row", file)
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func replaceOnce(old, new string) textEdit {
 	return func(s string) string { return strings.Replace(s, old, new, 1) }
 }
@@ -276,18 +293,7 @@ func TestWorkflowRulesCatchDangerousEdits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := copyCheckedFiles(t)
-			path := filepath.Join(dir, tc.file)
-			raw, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			edited := tc.edit(string(raw))
-			if edited == string(raw) {
-				t.Fatalf("the edit changes nothing in %s: its anchor text is gone; update the row", tc.file)
-			}
-			if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			tc.edit.apply(t, dir, tc.file)
 			findings, err := CheckWorkflows(dir)
 			if err != nil {
 				t.Fatal(err)
