@@ -204,8 +204,9 @@ func stackTargets(e env, class string) []target {
 
 var arnVariable = regexp.MustCompile(`\$\{[A-Za-z]+\}`)
 
-// matcher says whether an ARN is of one of the action's resource types.
-func matcher(a iameval.Action) func(string) bool {
+// arnPatterns are the patterns of the action's resource types' ARNs, each
+// ${Variable} one or more characters but a colon.
+func arnPatterns(a iameval.Action) []*regexp.Regexp {
 	var res []*regexp.Regexp
 	for _, rt := range a.ResourceTypes {
 		if rt.ARN == "" {
@@ -217,6 +218,12 @@ func matcher(a iameval.Action) func(string) bool {
 		}
 		res = append(res, regexp.MustCompile("^"+strings.Join(parts, "[^:]+")+"$"))
 	}
+	return res
+}
+
+// matcher says whether an ARN is of one of the action's resource types.
+func matcher(a iameval.Action) func(string) bool {
+	res := arnPatterns(a)
 	return func(arn string) bool {
 		for _, re := range res {
 			if re.MatchString(arn) {

@@ -297,16 +297,7 @@ func ownerOf(r *samtemplate.Resolved, v string) string {
 func typesOf(actions []iameval.Action) map[string][]*regexp.Regexp {
 	out := map[string][]*regexp.Regexp{}
 	for _, a := range actions {
-		for _, rt := range a.ResourceTypes {
-			if rt.ARN == "" {
-				continue
-			}
-			parts := arnVariable.Split(rt.ARN, -1)
-			for i := range parts {
-				parts[i] = regexp.QuoteMeta(parts[i])
-			}
-			out[a.Name] = append(out[a.Name], regexp.MustCompile("^"+strings.Join(parts, "[^:]+")+"$"))
-		}
+		out[a.Name] = append(out[a.Name], arnPatterns(a)...)
 	}
 	return out
 }
