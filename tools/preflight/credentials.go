@@ -391,7 +391,6 @@ func (c *wfChecker) scripts() []ciScript {
 	}
 	if raw, err := os.ReadFile(filepath.Join(c.root, "Makefile")); err == nil {
 		m := parseMakefile(string(raw))
-		vars := makeVariables(string(raw))
 		targets := make([]string, 0, len(m.rules))
 		for t := range m.rules {
 			targets = append(targets, t)
@@ -400,29 +399,12 @@ func (c *wfChecker) scripts() []ciScript {
 		for _, t := range targets {
 			for _, r := range m.rules[t] {
 				for _, l := range r.recipe {
-					add(fmt.Sprintf("Makefile:%d target %s", l.line, t), expandMake(expandMakeVars(l.text, vars)))
+					add(fmt.Sprintf("Makefile:%d target %s", l.line, t), expandMake(expandMakeVars(l.text, m.vars)))
 				}
 			}
 		}
 	}
 	return c.parsed
-}
-
-// makeVariables are the Makefile's global assignments whose value is plain
-// text (STATICCHECK_VERSION ?= v0.8.2), for the rules that read versions.
-func makeVariables(raw string) map[string]string {
-	vars := map[string]string{}
-	for _, l := range strings.Split(raw, "\n") {
-		a := assignRe.FindStringSubmatch(l)
-		if a == nil || strings.HasPrefix(l, "\t") {
-			continue
-		}
-		if _, set := vars[a[1]]; set && a[2] == "?=" {
-			continue
-		}
-		vars[a[1]] = stripComment(a[3])
-	}
-	return vars
 }
 
 // expandMakeVars replaces $(NAME) by the value of a simple variable, a few

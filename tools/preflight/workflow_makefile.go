@@ -36,12 +36,13 @@ type recipeLine struct {
 
 // makeFile is what the rules read of the Makefile: each target's recipe
 // lines, the assignments of .SHELLFLAGS and MAKEFLAGS (global and
-// target-specific), and the .IGNORE lines.
+// target-specific), the .IGNORE lines, and the global variables' values.
 type makeFile struct {
 	rules      map[string][]makeRule
 	shellFlags []makeAssign // in file order
 	makeFlags  []makeAssign
-	ignore     []makeAssign // .IGNORE: lines, value = prerequisites
+	ignore     []makeAssign      // .IGNORE: lines, value = prerequisites
+	vars       map[string]string // global variables by name, the last value set (?= sets only an unset one)
 }
 
 type makeAssign struct {
@@ -55,7 +56,7 @@ type makeAssign struct {
 // lines (a leading tab; GNU make manual, "Recipe Syntax") and assignments.
 // It does not evaluate conditionals or includes.
 func parseMakefile(raw string) *makeFile {
-	m := &makeFile{rules: map[string][]makeRule{}}
+	m := &makeFile{rules: map[string][]makeRule{}, vars: map[string]string{}}
 	lines := strings.Split(raw, "\n")
 	var current []string // targets whose recipe is being read
 	for i := 0; i < len(lines); i++ {
@@ -89,6 +90,9 @@ func parseMakefile(raw string) *makeFile {
 		current = nil
 		if a := assignRe.FindStringSubmatch(l); a != nil {
 			m.assign(makeAssign{start, "", a[2], stripComment(a[3])}, a[1])
+			if _, set := m.vars[a[1]]; !set || a[2] != "?=" {
+				m.vars[a[1]] = stripComment(a[3])
+			}
 			continue
 		}
 		r := ruleLineRe.FindStringSubmatch(l)
