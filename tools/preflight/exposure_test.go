@@ -37,7 +37,7 @@ var devLeavesCognito = []string{"UserPool [dev]: the AWS::Cognito::UserPool is g
 // incident needs below docs/deploy.md's floor in one environment, each
 // refused by one line naming the danger, the rule and the fix; and edits
 // that keep all three, which pass. Edits of different resources share a
-// mutant (one translation each, about 0.6 s of Python), and each is still
+// mutant (one SAM translation in Python each), and each is still
 // told apart by its own line; a mutant of samconfig.toml alone reuses the
 // template's cached translation.
 func TestExposureRulesCatchDangerousEdits(t *testing.T) {
