@@ -126,7 +126,6 @@ func rolesOf(e env) ([]trustedRole, []Finding, error) {
 // that takes a role (by AWS's service reference), from every principal but
 // the intended one, and the intended principal calling another action.
 func outsiders(tr trustedRole, services []string, stsActions []string) []iameval.Question {
-	allowAll := []any{map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{"Effect": "Allow", "Action": "*", "Resource": "*"}}}}
 	type caller struct {
 		principal string
 		context   map[string]any
@@ -147,7 +146,7 @@ func outsiders(tr trustedRole, services []string, stsActions []string) []iameval
 	for _, acct := range []string{otherAccount, account} {
 		for _, p := range []string{iam(acct, "root"), iam(acct, "role/plant-store-dev-Outsider"), iam(acct, "role/plant-store-pipeline-prod-DeployRole-X"), iam(acct, "user/someone"),
 			fmt.Sprintf("arn:%s:sts::%s:assumed-role/plant-store-dev-Outsider/session", partition, acct)} {
-			callers = append(callers, caller{principal: p, identity: allowAll, context: withIdentity(p, nil)})
+			callers = append(callers, caller{principal: p, identity: allowAllPolicies, context: withIdentity(p, nil)})
 		}
 	}
 	// Web identities: GitHub's subjects of every kind, for this repository
