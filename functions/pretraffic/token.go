@@ -22,6 +22,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/plantstore/plantstore/internal/httpcap"
 )
 
 // maxTokenAnswer bounds what the hook reads of the token endpoint's answer
@@ -38,27 +40,10 @@ const throwawayKID = "pre-traffic-throwaway"
 // fails the read of an answer longer than maxTokenAnswer.
 func tokenClient() *http.Client {
 	return &http.Client{
-		Transport:     boundedAnswers{next: http.DefaultTransport, limit: maxTokenAnswer},
+		Transport:     httpcap.Transport(http.DefaultTransport, maxTokenAnswer),
 		Timeout:       10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-}
-
-// boundedAnswers is a transport whose answers fail to read past limit bytes.
-type boundedAnswers struct {
-	next  http.RoundTripper
-	limit int64
-}
-
-func (t boundedAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	// net/http's client code uses MaxBytesReader too; without a
-	// ResponseWriter it only limits.
-	resp.Body = http.MaxBytesReader(nil, resp.Body, t.limit)
-	return resp, nil
 }
 
 // stackToken obtains an access token as a client of the stack does: the app

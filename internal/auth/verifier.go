@@ -22,6 +22,8 @@ import (
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/time/rate"
+
+	"github.com/plantstore/plantstore/internal/httpcap"
 )
 
 const (
@@ -398,7 +400,7 @@ func (j *jwks) fetch(ctx context.Context) (keyfunc.Keyfunc, error) {
 // context.
 func newJWKSClient() *http.Client {
 	return &http.Client{
-		Transport: cappedTransport{next: http.DefaultTransport, max: jwksMaxBytes},
+		Transport: httpcap.Transport(http.DefaultTransport, jwksMaxBytes),
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > jwksMaxRedirects || !fetchable(req.URL) {
 				return errors.New("JWKS redirect refused")
@@ -422,20 +424,6 @@ func fetchable(u *url.URL) bool {
 		return host == "localhost" || (ip != nil && ip.IsLoopback())
 	}
 	return false
-}
-
-type cappedTransport struct {
-	next http.RoundTripper
-	max  int64
-}
-
-func (t cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	resp.Body = http.MaxBytesReader(nil, resp.Body, t.max)
-	return resp, nil
 }
 
 // ErrTwoKeySources is ConfigFromEnv's error when AUTH_HS256_SECRET and
