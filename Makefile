@@ -37,26 +37,33 @@ SHIPPED_PACKAGES = GOWORK=off $(GO) list -deps -f '{{with .Module}}{{if .Main}}{
 # the architecture of a deployed function: only GOARCH=... on make's command
 # line does (local builds and tests for this machine).
 LAMBDA_ARCH   := arm64
+LAMBDA_OS     := linux
 ifeq ($(origin GOARCH),command line)
 LAMBDA_ARCH   := $(GOARCH)
 endif
-LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags='-s -w'
-# DEBUG_BUILD=1 (make invoke, start-api, start-lambda with DEBUG=...): what a
-# debugger needs, no optimisation or inlining, symbols and source paths kept.
-# Never what sam build ships: as for GOARCH, only DEBUG_BUILD on make's
-# command line counts (those targets pass it on their sub-make's), never one
-# exported in the shell that sam build hands to make.
-ifeq ($(origin DEBUG_BUILD),command line)
-ifneq ($(DEBUG_BUILD),)
-LAMBDA_FLAGS  := -tags lambda.norpc -gcflags='all=-N -l'
+# samlocal builds for the machine it runs on, passing GOOS and GOARCH on
+# make's command line (a Mac runs darwin binaries).
+ifeq ($(origin GOOS),command line)
+LAMBDA_OS     := $(GOOS)
 endif
+LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags='-s -w'
+# A debug build (make invoke, start-api, start-lambda with DEBUG=...): what a
+# debugger needs, no optimisation or inlining, symbols and source paths kept.
+# samlocal asks for one as sam build's debug mode does, with
+# SAM_BUILD_MODE=debug in make's environment; DEBUG_BUILD=1 counts only on
+# make's command line, never one exported in the shell that sam build hands
+# to make. make deploy runs sam without SAM_BUILD_MODE (SAM below).
+DEBUG_BUILD_ON := $(if $(filter debug,$(SAM_BUILD_MODE)),1,$(if $(filter command line,$(origin DEBUG_BUILD)),$(DEBUG_BUILD)))
+ifneq ($(DEBUG_BUILD_ON),)
+LAMBDA_FLAGS  := -tags lambda.norpc -gcflags='all=-N -l'
 endif
 DEBUG_PORT    ?= 5858
 HOSTARCH       = $(shell $(GO) env GOHOSTARCH)
 # make build is not called by sam build, so a GOARCH from the shell or the
 # command line both pick its architecture.
 BUILD_ARCH    := $(if $(filter environment command line,$(origin GOARCH)),$(GOARCH),arm64)
-FUNCTIONS     := CreatePlantFunction AuthorizerFunction PreTrafficFunction
+# The functions are template.yaml's (their logical IDs, in its order).
+FUNCTIONS     := $(shell awk '/^  [A-Za-z0-9]+:$$/ {id = substr($$1, 1, length($$1) - 1)} /^    Type: AWS::Serverless::Function$$/ {print id}' template.yaml)
 FUNCTION      ?= CreatePlantFunction
 EVENT         ?= $(if $(filter AuthorizerFunction,$(FUNCTION)),events/authorizer-valid.json,events/createplant-valid.json)
 ENV_VARS      ?= events/env.json
@@ -64,7 +71,7 @@ ENV_VARS      ?= events/env.json
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./internal/auth:FuzzClaims ./functions/createplant:FuzzProxyEvent
 
-.PHONY: bin/escape host-bootstraps chromium help run test test-bootstraps fuzz lint preflight-accept bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/startapi bin/startlambda bin/invoke bin/runfront start-lambda
+.PHONY: bin/escape samlocal bin/samlocal bin/token chromium help run test test-bootstraps fuzz lint preflight-accept bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/runfront start-lambda
 
 # The commands a person runs (make run, start-api, invoke) are built, then
 # run: a built binary exits 0 on a clean Ctrl-C and its one-line errors stand
@@ -83,8 +90,11 @@ bin/escape:
 	@$(GO) build -o $@ ./tools/cmd/escape
 bin/localapi: bin/escape
 	@GOWORK=off $(GO) build -o $@ ./cmd/localapi $(ESCAPED)
-bin/startapi bin/startlambda bin/invoke bin/runfront: bin/escape
+bin/token bin/runfront: bin/escape
 	@$(GO) build -o $@ ./tools/cmd/$(notdir $@) $(ESCAPED)
+samlocal: bin/samlocal ## build samlocal, the local tools for any Go SAM project, into bin/samlocal
+bin/samlocal: bin/escape
+	@$(GO) build -o $@ ./samlocal/cmd/samlocal $(ESCAPED)
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-28s %s\n", $$1, $$2}'
@@ -178,25 +188,27 @@ build-PreTrafficFunction: ## (SAM) the PreTraffic hook's bootstrap into $(ARTIFA
 
 build-lambda: ## the bootstrap of Go package PKG into $(ARTIFACTS_DIR), with the flags above
 	@test -n "$(ARTIFACTS_DIR)" || { echo "build-lambda: ARTIFACTS_DIR is not set (sam build sets it; or: make build)" >&2; exit 2; }
-	GOWORK=$(if $(filter ./tools/%,$(PKG)),,off) GOOS=linux GOARCH=$(LAMBDA_ARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap $(PKG)
+	GOWORK=$(if $(filter ./tools/%,$(PKG)),,off) GOOS=$(LAMBDA_OS) GOARCH=$(LAMBDA_ARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap $(PKG)
 
 build: ## every function's bootstrap (createplant, the authorizer, the hook) into bin/<arch>/<function>/bootstrap (arm64; GOARCH=amd64 make build for another)
 	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(BUILD_ARCH)/$$f GOARCH=$(BUILD_ARCH); done
 	@ls -l bin/$(BUILD_ARCH)/*/bootstrap
 
-invoke: node_modules bin/invoke $(if $(DEBUG),$(TOOLS)/dlv) ## FUNCTION's real bootstrap on EVENT like sam local invoke, no Docker (ENV_VARS=file, default events/env.json); the answer alone on stdout
-	@$(if $(filter $(FUNCTION),$(FUNCTIONS)),,echo "invoke: FUNCTION=$(FUNCTION) is not a function of template.yaml; choose one of: $(FUNCTIONS)" >&2; exit 2)
-	@$(MAKE) --no-print-directory build-$(FUNCTION) ARTIFACTS_DIR=bin/$(HOSTARCH)/$(FUNCTION) GOARCH=$(HOSTARCH) $(if $(DEBUG),DEBUG_BUILD=1) $(ESCAPED)
-	@exec bin/invoke -function $(FUNCTION) -bootstrap bin/$(HOSTARCH)/$(FUNCTION)/bootstrap -event $(EVENT) -env $(ENV_VARS) $(if $(DEBUG),-debug-addr 127.0.0.1:$(DEBUG_PORT) -dlv $(TOOLS)/dlv)
+# make invoke, start-api and start-lambda are samlocal (docs/local.md) with
+# Plant Store's settings: the env file, the seed plant of events/seed.json,
+# the data in .plantstore/dynalite, Delve from .bin/; start-api also the
+# token the authorizer accepts (bin/token) and the contract for its page.
+SAMLOCAL = bin/samlocal $(1) -n $(ENV_VARS) --data-dir .plantstore/dynalite --seed events/seed.json $(if $(DEBUG),-d $(DEBUG_PORT) --debugger-path $(TOOLS))
+SERVE    = $(if $(PORT),-p $(PORT)) $(if $(filter-out 1,$(DEBUG)),--debug-function $(DEBUG)) $(if $(WATCH),--watch) $(if $(ALLOW_HOSTS),--allow-host '$(ALLOW_HOSTS)')
 
-host-bootstraps: bin/escape ## (make start-api, start-lambda) every function's bootstrap for this machine into bin/<arch>/, the one DEBUG names built for a debugger
-	@for f in $(FUNCTIONS); do $(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=bin/$(HOSTARCH)/$$f GOARCH=$(HOSTARCH) $$([ "$$f" = "$(DEBUG)" ] && echo DEBUG_BUILD=1); done $(ESCAPED)
+invoke: node_modules bin/samlocal $(if $(DEBUG),$(TOOLS)/dlv) ## FUNCTION's real bootstrap on EVENT like sam local invoke, no Docker (ENV_VARS=file, default events/env.json); the answer alone on stdout
+	@exec $(call SAMLOCAL,invoke $(FUNCTION) -e $(EVENT))
 
-start-api: node_modules bin/startapi host-bootstraps $(if $(DEBUG),$(TOOLS)/dlv) ## the deployed chain without Docker: a gateway read from template.yaml before the real bootstraps (ENV_VARS=file; PORT, default 3000; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
-	@exec bin/startapi $(if $(DEBUG),-debug $(DEBUG) -debug-addr 127.0.0.1:$(DEBUG_PORT) -dlv $(TOOLS)/dlv) -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS) $(if $(WATCH),-watch) $(if $(ALLOW_HOSTS),-allow-host '$(ALLOW_HOSTS)')
+start-api: node_modules bin/samlocal bin/token $(if $(DEBUG),$(TOOLS)/dlv) ## the deployed chain without Docker: a gateway read from template.yaml before the real bootstraps (ENV_VARS=file; PORT, default 3000; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
+	@SAMLOCAL_TOKEN=$$(bin/token -n $(ENV_VARS)) SAMLOCAL_OPENAPI=api/openapi.yaml exec $(call SAMLOCAL,start-api) $(SERVE)
 
-start-lambda: node_modules bin/startlambda host-bootstraps $(if $(DEBUG),$(TOOLS)/dlv) ## the Lambda Invoke API without Docker, like sam local start-lambda, on 127.0.0.1:3001 (ENV_VARS=file; PORT; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
-	@exec bin/startlambda $(if $(DEBUG),-debug $(DEBUG) -debug-addr 127.0.0.1:$(DEBUG_PORT) -dlv $(TOOLS)/dlv) -bootstraps bin/$(HOSTARCH) -env $(ENV_VARS) $(if $(WATCH),-watch) $(if $(ALLOW_HOSTS),-allow-host '$(ALLOW_HOSTS)')
+start-lambda: node_modules bin/samlocal $(if $(DEBUG),$(TOOLS)/dlv) ## the Lambda Invoke API without Docker, like sam local start-lambda, on 127.0.0.1:3001 (ENV_VARS=file; PORT; WATCH=1 reloads on save; ALLOW_HOSTS=name,... answers those Host names too)
+	@exec $(call SAMLOCAL,start-lambda) $(SERVE)
 
 chromium: ## say whether make test has a headless browser for start-api's request page (make test installs no system package: .ci/run installs Debian's chromium; elsewhere install Chromium or Chrome yourself)
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || \
@@ -224,7 +236,7 @@ smoke-local: ## start the local API (fresh store, free port), run the smoke chec
 # variables of its command line to every make below it in MAKEFLAGS. So sam
 # runs without make's variables: DEBUG_BUILD=1 or GOARCH=... typed after
 # make deploy never reaches what it builds and ships.
-SAM := env -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES -u MAKELEVEL sam
+SAM := env -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES -u MAKELEVEL -u SAM_BUILD_MODE sam
 
 deploy: ## sam build && sam deploy (ENV=dev or ENV=prod: samconfig.toml's environments, S3_BUCKET= or SAM's managed bucket; DEPLOY_FLAGS=--guided the first time)
 	$(SAM) build $(if $(ENV),--config-env $(ENV))

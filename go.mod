@@ -27,7 +27,6 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/lambda v1.114.2
 	github.com/aws/smithy-go v1.28.8
 	github.com/awslabs/aws-lambda-go-api-proxy v0.16.2
-	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
@@ -59,8 +58,16 @@ require (
 	golang.org/x/text v0.14.0 // indirect
 )
 
+require github.com/plantstore/plantstore/samlocal v0.0.0-00010101000000-000000000000
+
 require (
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/kr/pretty v0.3.1 // indirect
 	github.com/rogpeppe/go-internal v1.15.0 // indirect
 )
+
+// samlocal, the local tools, from this checkout: the product's tests run
+// its Runtime API and emulators (internal/lambdatest, dynamoemutest), and
+// cmd/localapi serves behind its loopback guard (devserver). No function
+// imports it.
+replace github.com/plantstore/plantstore/samlocal => ./samlocal

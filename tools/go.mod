@@ -19,16 +19,18 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/lambda v1.114.2
 	github.com/aws/smithy-go v1.28.8 // indirect
 	github.com/dlclark/regexp2 v1.11.0
-	github.com/fsnotify/fsnotify v1.10.1 // WATCH=1 of the local tools
+	github.com/fsnotify/fsnotify v1.10.1 // indirect; WATCH=1 of the local tools
 	github.com/getkin/kin-openapi v0.152.0 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
 	github.com/plantstore/plantstore v0.0.0-00010101000000-000000000000
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	go.etcd.io/bbolt v1.5.0 // indirect
-	golang.org/x/time v0.15.0
+	golang.org/x/time v0.15.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1
 	mvdan.cc/sh/v3 v3.14.1 // the shell parser of tools/preflight's workflow rules
 )
+
+require github.com/plantstore/plantstore/samlocal v0.0.0-00010101000000-000000000000
 
 require (
 	github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream v1.7.26 // indirect
@@ -67,3 +69,6 @@ require (
 
 // The product, from this checkout: the tools run its real packages.
 replace github.com/plantstore/plantstore => ../
+
+// samlocal, from this checkout.
+replace github.com/plantstore/plantstore/samlocal => ../samlocal

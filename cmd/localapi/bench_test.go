@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/childproc"
+	"github.com/plantstore/plantstore/samlocal/devserver"
 )
 
 // BenchmarkLocalAPI is make run's server in this process under the load of
@@ -36,13 +36,13 @@ func BenchmarkLocalAPI(b *testing.B) {
 			b.Error(err)
 		}
 	}()
-	var banner childproc.Banner
+	var banner devserver.Banner
 	for deadline := time.Now().Add(10 * time.Second); !banner.Complete(true); {
 		if time.Now().After(deadline) {
 			b.Fatalf("no banner: %s", stdout.String())
 		}
 		time.Sleep(5 * time.Millisecond)
-		banner = childproc.Banner{}
+		banner = devserver.Banner{}
 		for _, line := range strings.Split(stdout.String(), "\n") {
 			banner.Line(line)
 		}

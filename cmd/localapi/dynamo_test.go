@@ -9,6 +9,7 @@ import (
 
 	"github.com/plantstore/plantstore/internal/dynamo"
 	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu/dynamoemutest"
 )
 
 // TestMain runs the tests, or, as the child of TestTheBinaryStopsCleanly,
@@ -20,7 +21,7 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	dynamotest.Main(m)
+	dynamoemutest.Main(m)
 }
 
 // runMain in a test binary's environment makes it the local API.
@@ -30,7 +31,7 @@ const runMain = "PLANTSTORE_TEST_RUN_LOCALAPI"
 // endpoint in AWS_ENDPOINT_URL_DYNAMODB. (t.Setenv: the SDK reads the process
 // environment, so this test does not run in parallel.)
 func TestRunInDynamoDBMode(t *testing.T) {
-	srv := dynamotest.Dynalite(t)
+	srv := dynamoemutest.Dynalite(t)
 	table := dynamotest.NewTable(t, srv)
 	for _, kv := range srv.Env() {
 		k, v, _ := strings.Cut(kv, "=")

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/internal/apitest"
-	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/samlocal/devserver/devservertest"
 )
 
 // A web page cannot use the local API: not by DNS rebinding (its own name

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/devserver"
+	"github.com/plantstore/plantstore/samlocal/devserver"
 )
 
 func short(c *config) {

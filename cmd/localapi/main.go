@@ -23,10 +23,10 @@ import (
 
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/boltstore"
-	"github.com/plantstore/plantstore/internal/devserver"
 	"github.com/plantstore/plantstore/internal/httpapi"
 	"github.com/plantstore/plantstore/internal/logging"
 	"github.com/plantstore/plantstore/internal/plant"
+	"github.com/plantstore/plantstore/samlocal/devserver"
 )
 
 func main() {
@@ -172,7 +172,7 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 			note = "; the secret is new each run, set AUTH_HS256_SECRET to keep tokens across restarts"
 		}
 		spec := auth.TokenSpec{Issuer: cfg.auth.Issuer, Audience: cfg.auth.Audience, Subject: "local-developer", Scope: cfg.tokenScope}
-		return devserver.PrintToken(stdout, cfg.auth.HS256Secret, spec, url, note, time.Now())
+		return printToken(stdout, cfg.auth.HS256Secret, spec, url, note, time.Now())
 	})
 }
 

@@ -20,12 +20,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/childproc"
-
 	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/boltstore"
-	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/samlocal/devserver"
 )
 
 // syncBuffer is an io.Writer that the server writes and the test reads.
@@ -94,7 +92,7 @@ func start(t *testing.T, vars map[string]string, adjust ...func(*config)) *serve
 			t.Fatalf("run returned early: %v\nstderr: %s", err, s.stderr)
 		default:
 		}
-		var banner childproc.Banner
+		var banner devserver.Banner
 		for _, line := range strings.Split(s.stdout.String(), "\n") {
 			banner.Line(line)
 		}
@@ -294,7 +292,7 @@ func TestBlackBox(t *testing.T) {
 		"AUTH_ISSUER": "https://issuer.test", "AUTH_AUDIENCE": "aud-test", "AUTH_REQUIRED_SCOPE": "plants/write",
 	})
 	defer s.stop()
-	devservertest.Run(t, devservertest.Target{URL: s.url, Secret: []byte(secret), Issuer: "https://issuer.test", Audience: "aud-test", Scope: "plants/write"})
+	apitest.Run(t, apitest.Target{URL: s.url, Secret: []byte(secret), Issuer: "https://issuer.test", Audience: "aud-test", Scope: "plants/write"})
 }
 
 // A client that half-closes its connection after a valid POST (shutdown of

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/httpapi"
 )
 
@@ -30,7 +30,7 @@ func TestStepLinesNameTheRequest(t *testing.T) {
 		}
 		ids := map[string]string{} // request id → the request's name
 		for _, r := range requests {
-			_, header, _ := devservertest.Post(t, s.url+"/plants", r.token, r.body)
+			_, header, _ := apitest.Post(t, s.url+"/plants", r.token, r.body)
 			id := header.Get("X-Amzn-Requestid")
 			if id == "" || ids[id] != "" {
 				t.Fatalf("%s: x-amzn-RequestId %q (seen: %v)", r.name, id, ids)

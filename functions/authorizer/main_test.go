@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/childproc"
 	"github.com/plantstore/plantstore/internal/srctree"
+	"github.com/plantstore/plantstore/samlocal/childproc"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/golang-jwt/jwt/v5"

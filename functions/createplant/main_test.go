@@ -19,17 +19,18 @@ import (
 	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/boltstore"
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/plant"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu/dynamoemutest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden responses")
 
 func TestMain(m *testing.M) {
-	dynamotest.Main(m, lambdatest.Cleanup)
+	dynamoemutest.Main(m, lambdatest.Cleanup)
 }
 
 // seededTable is a fresh table on srv holding the fixtures' seed plant.
@@ -59,7 +60,7 @@ func checkGolden(t *testing.T, name string, payload []byte) {
 // DynamoDB-compatible server and compares the answers with the goldens.
 func TestFixtures(t *testing.T) {
 	t.Parallel()
-	for _, srv := range []func(testing.TB) *dynamoemu.Server{dynamotest.Moto, dynamotest.Dynalite} {
+	for _, srv := range []func(testing.TB) *dynamoemu.Server{dynamoemutest.Moto, dynamoemutest.Dynalite} {
 		s := srv(t)
 		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()
@@ -166,7 +167,7 @@ func TestLoadConfig(t *testing.T) {
 func TestBootstrap(t *testing.T) {
 	t.Parallel()
 	bin := lambdatest.Bootstrap(t, "CreatePlantFunction")
-	for _, srv := range []func(testing.TB) *dynamoemu.Server{dynamotest.Moto, dynamotest.Dynalite} {
+	for _, srv := range []func(testing.TB) *dynamoemu.Server{dynamoemutest.Moto, dynamoemutest.Dynalite} {
 		s := srv(t)
 		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()
@@ -248,7 +249,7 @@ func TestHostileEventsKeepTheLogJSON(t *testing.T) {
 func TestMetricsThroughTheBootstrap(t *testing.T) {
 	t.Parallel()
 	bin := lambdatest.Bootstrap(t, "CreatePlantFunction")
-	s := dynamotest.Dynalite(t)
+	s := dynamoemutest.Dynalite(t)
 	_, table := seededTable(t, s)
 	fn := lambdatest.Launch(t, bin, append(s.Env(), "TABLE_NAME="+table, "METRICS_NAMESPACE=PlantStore/test"))
 	for _, name := range []string{"createplant-valid", "createplant-valid", "createplant-conflict", "createplant-bad-json"} {

@@ -21,8 +21,8 @@ import (
 	"github.com/plantstore/plantstore/functions/internal/emf/emftest"
 	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/lambdatest"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu"
 )
 
 // TestStoreFaultsThroughTheFunction: a DynamoDB that answers every PutItem

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/childproc"
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu/dynamoemutest"
+	"github.com/plantstore/plantstore/samlocal/proctest"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -27,17 +27,18 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/fixtures"
-	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/plant"
+	"github.com/plantstore/plantstore/internal/serverproc"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu"
+	"github.com/plantstore/plantstore/samlocal/lambdaemu"
 )
 
-// dynamotest.Main stops the DynamoDB-compatible servers that tests started
+// dynamoemutest.Main stops the DynamoDB-compatible servers that tests started
 // and every other child process.
-func TestMain(m *testing.M) { dynamotest.Main(m, lambdatest.Cleanup) }
+func TestMain(m *testing.M) { dynamoemutest.Main(m, lambdatest.Cleanup) }
 
 // codeDeploy records what the hook reports, as CodeDeploy's
 // PutLifecycleEventHookExecutionStatus receives it (JSON 1.1 protocol).
@@ -209,6 +210,7 @@ func (s *acceptingStore) puts() []map[string]map[string]string {
 func startLambda(t *testing.T, createPlantEnv map[string]string, authorizerBin string) string {
 	t.Helper()
 	env := fixtures.Env()
+	env["CreatePlantFunction"]["TABLE_NAME"] = fixtures.Table // the template's !Ref PlantsTable under samlocal
 	if _, ok := createPlantEnv["AWS_ENDPOINT_URL_DYNAMODB"]; !ok {
 		env["CreatePlantFunction"]["AWS_ENDPOINT_URL_DYNAMODB"] = newAcceptingStore(t).URL
 	}
@@ -332,7 +334,7 @@ func TestGoodReleaseSucceeds(t *testing.T) {
 // why.
 func TestReservedPlantOnARealStore(t *testing.T) {
 	t.Parallel()
-	for name, server := range map[string]func(testing.TB) *dynamoemu.Server{"dynalite": dynamotest.Dynalite, "moto": dynamotest.Moto} {
+	for name, server := range map[string]func(testing.TB) *dynamoemu.Server{"dynalite": dynamoemutest.Dynalite, "moto": dynamoemutest.Moto} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv := server(t)
@@ -388,7 +390,7 @@ func TestCreatePlantWithoutItsStoreFails(t *testing.T) {
 		url := startLambda(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:9"}, lambdatest.Bootstrap(t, "AuthorizerFunction"))
 		runHook(t, url, newCodeDeploy(t), 30*time.Second, newUserPool(t).env()...).want(t, "Failed", "the reserved plant", "got 503")
 	})
-	for name, server := range map[string]func(testing.TB) *dynamoemu.Server{"dynalite": dynamotest.Dynalite, "moto": dynamotest.Moto} {
+	for name, server := range map[string]func(testing.TB) *dynamoemu.Server{"dynalite": dynamoemutest.Dynalite, "moto": dynamoemutest.Moto} {
 		t.Run("missing table on "+name, func(t *testing.T) {
 			t.Parallel()
 			srv := server(t)
@@ -401,7 +403,7 @@ func TestCreatePlantWithoutItsStoreFails(t *testing.T) {
 // buildAuthorizer builds one of the broken authorizers in testdata.
 func buildAuthorizer(t *testing.T, name string) string {
 	t.Helper()
-	bin, err := childproc.Build(t.TempDir(), "./functions/pretraffic/testdata/"+name)
+	bin, err := serverproc.Build(t.TempDir(), "./functions/pretraffic/testdata/"+name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/plant/planttest"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu/dynamoemutest"
 )
 
-func TestMain(m *testing.M) { dynamotest.Main(m) }
+func TestMain(m *testing.M) { dynamoemutest.Main(m) }
 
 func opener(srv func(testing.TB) *dynamoemu.Server) planttest.Opener {
 	return func(t *testing.T) planttest.Store {
@@ -23,13 +24,13 @@ func opener(srv func(testing.TB) *dynamoemu.Server) planttest.Opener {
 // not atomic under concurrency, so the race runs on dynalite only.
 func TestContractMoto(t *testing.T) {
 	t.Parallel()
-	planttest.Run(t, opener(dynamotest.Moto))
+	planttest.Run(t, opener(dynamoemutest.Moto))
 }
 
 // dynalite serializes writes per item and returns no old item, so it runs the
 // race and the GetItem fallback.
 func TestContractDynalite(t *testing.T) {
 	t.Parallel()
-	planttest.Run(t, opener(dynamotest.Dynalite))
-	planttest.RunRace(t, opener(dynamotest.Dynalite))
+	planttest.Run(t, opener(dynamoemutest.Dynalite))
+	planttest.RunRace(t, opener(dynamoemutest.Dynalite))
 }

@@ -14,9 +14,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/plant"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu/dynamoemutest"
 )
 
 // A create is one PutItem and no read; a replay reads only where the server
@@ -27,13 +28,13 @@ func TestCallsPerCreate(t *testing.T) {
 		srv          func(testing.TB) *dynamoemu.Server
 		getsOnReplay int
 	}{
-		{dynamotest.Moto, 0},
-		{dynamotest.Dynalite, 1},
+		{dynamoemutest.Moto, 0},
+		{dynamoemutest.Dynalite, 1},
 	} {
 		srv := tc.srv(t)
 		t.Run(srv.Name, func(t *testing.T) {
 			t.Parallel()
-			api := &dynamoemu.Counting{API: srv.Client()}
+			api := &dynamoemu.Counting{ItemAPI: srv.Client()}
 			s := dynamo.New(api, dynamotest.NewTable(t, srv), time.Now)
 			ctx := context.Background()
 			if created, err := s.Create(ctx, plant.NewPlant{ID: 1, Name: "Fern"}); err != nil || !created {

@@ -21,10 +21,11 @@ import (
 
 	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/httpapi"
 	"github.com/plantstore/plantstore/internal/plant"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu/dynamoemutest"
 )
 
 // fault is what the proxy does to one request.
@@ -135,7 +136,7 @@ func (p *faultProxy) count(op string) int {
 // shortened where fast is given, so that retries are quick to test).
 func faultyService(t *testing.T, plan func(op string, n int) fault, fast bool) (http.Handler, *faultProxy, *dynamo.Store) {
 	t.Helper()
-	srv := dynamotest.Moto(t)
+	srv := dynamoemutest.Moto(t)
 	table := dynamotest.NewTable(t, srv)
 	proxy := newFaultProxy(t, srv.URL, plan)
 	client := (&dynamoemu.Server{Name: "proxy", URL: proxy.URL, Credentials: srv.Credentials}).Client(func(o *dynamodb.Options) {

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/lambdaemu"
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/samlocal/lambdaemu"
+	"github.com/plantstore/plantstore/samlocal/proctest"
 )
 
 // Process is one function's bootstrap on a Runtime API of its own, as one

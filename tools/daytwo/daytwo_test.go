@@ -14,10 +14,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/childproc"
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/samlocal/childproc"
+	"github.com/plantstore/plantstore/samlocal/proctest"
 
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
+	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
 // step is one block of the page: a file to write, or text to put after or

@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
 	"github.com/plantstore/plantstore/internal/srctree"
+	"github.com/plantstore/plantstore/samlocal/proctest"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/go-delve/delve/service/api"
 
 	"github.com/plantstore/plantstore/internal/fixtures"
-	"github.com/plantstore/plantstore/internal/lambdaemu"
 	"github.com/plantstore/plantstore/internal/lambdatest"
+	"github.com/plantstore/plantstore/samlocal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/delve"
 )
 

@@ -96,3 +96,10 @@ func FreeAddr(tb testing.TB) string {
 	defer ln.Close()
 	return ln.Addr().String()
 }
+
+// Flags are samlocal's flags that run function under the Delve at dlv,
+// its headless server on addr (a loopback address, as FreeAddr's).
+func Flags(function, addr, dlv string) []string {
+	_, port, _ := net.SplitHostPort(addr)
+	return []string{"--debug-function", function, "-d", port, "--debugger-path", filepath.Dir(dlv)}
+}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/internal/srctree"
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
+	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
 // renderCommand is how the documents are brought up to date with

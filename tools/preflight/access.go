@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/plantstore/plantstore/samlocal/samtemplate"
 	"github.com/plantstore/plantstore/tools/iameval"
-	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 // The rule of reach: every role, and the permissions boundary alone, reaches

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/plantstore/plantstore/tools/samtemplate"
+	"github.com/plantstore/plantstore/samlocal/samtemplate"
 )
 
 // The candidates a caller tries hold a value that only begins like the

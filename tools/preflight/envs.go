@@ -18,7 +18,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/plantstore/plantstore/tools/samtemplate"
+	"github.com/plantstore/plantstore/samlocal/samtemplate"
+	"github.com/plantstore/plantstore/tools/samtranslate"
 )
 
 // The account, region and repository every concrete stack is made in.
@@ -80,7 +81,7 @@ func translate(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, _ := translations.LoadOrStore(sha256.Sum256(raw), sync.OnceValues(func() (map[string]any, error) { return samtemplate.Translate(path) }))
+	f, _ := translations.LoadOrStore(sha256.Sum256(raw), sync.OnceValues(func() (map[string]any, error) { return samtranslate.Translate(path) }))
 	return f.(func() (map[string]any, error))()
 }
 

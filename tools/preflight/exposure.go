@@ -31,7 +31,7 @@ import (
 	"strings"
 
 	"github.com/plantstore/plantstore/internal/logging"
-	"github.com/plantstore/plantstore/tools/samtemplate"
+	"github.com/plantstore/plantstore/samlocal/samtemplate"
 )
 
 // The rules as findings name them.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/samlocal/samtemplate"
 	"github.com/plantstore/plantstore/tools/iameval"
-	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 // handlerPermissions is one type's entry of testdata/handlers/handlers.json:

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
+	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
 // edit is one dangerous change to one file of the repository: Old becomes

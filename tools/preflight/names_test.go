@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/tools/samtemplate"
+	"github.com/plantstore/plantstore/samlocal/samtemplate"
 )
 
 // maxStackName is the longest stack name whose names all fit: the hook's

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/samlocal/samtemplate"
 	"github.com/plantstore/plantstore/tools/iameval"
-	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 func stackArn(name string) string {

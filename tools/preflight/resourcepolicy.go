@@ -39,8 +39,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/plantstore/plantstore/samlocal/samtemplate"
 	"github.com/plantstore/plantstore/tools/iameval"
-	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 // kindExternalAccess is the allowlist's kind for access from outside that

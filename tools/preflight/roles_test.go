@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/samlocal/samtemplate"
 	"github.com/plantstore/plantstore/tools/iameval"
-	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 var environments = []string{"default", "dev", "prod"}

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/samlocal/samtemplate"
 	"github.com/plantstore/plantstore/tools/iameval"
-	"github.com/plantstore/plantstore/tools/samtemplate"
 )
 
 var translated = func() (map[string]any, error) { return translate(filepath.Join(repoRoot, "template.yaml")) }

@@ -23,7 +23,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/plantstore/plantstore/tools/samtemplate"
+	"github.com/plantstore/plantstore/samlocal/samtemplate"
 )
 
 // The committed files of the template rules, relative to the repository.

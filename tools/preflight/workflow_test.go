@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/internal/srctree"
-	"github.com/plantstore/plantstore/tools/samtemplate"
+	"github.com/plantstore/plantstore/samlocal/samtemplate"
 )
 
 var repoRoot = srctree.Path()

@@ -14,12 +14,13 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/plantstore/plantstore/internal/auth"
-	"github.com/plantstore/plantstore/internal/dynamoemu"
+	"github.com/plantstore/plantstore/internal/dynamo"
 	"github.com/plantstore/plantstore/internal/fixtures"
-	"github.com/plantstore/plantstore/internal/lambdaemu"
-	"github.com/plantstore/plantstore/tools/gateway"
-	"github.com/plantstore/plantstore/tools/samtemplate"
-	"github.com/plantstore/plantstore/tools/trace"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu"
+	"github.com/plantstore/plantstore/samlocal/gateway"
+	"github.com/plantstore/plantstore/samlocal/lambdaemu"
+	"github.com/plantstore/plantstore/samlocal/samtemplate"
+	"github.com/plantstore/plantstore/samlocal/trace"
 )
 
 // chain times a create through make start-api's whole local chain (the
@@ -36,7 +37,7 @@ func (b *bench) chain() error {
 		return err
 	}
 	defer srv.Stop()
-	if err := dynamoemu.CreateTable(context.Background(), srv.Client(), "plants"); err != nil {
+	if err := dynamoemu.CreateTable(context.Background(), srv.Client(), dynamo.CreateTableInput("plants")); err != nil {
 		return err
 	}
 	tpl, err := samtemplate.Load("template.yaml")

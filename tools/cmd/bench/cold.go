@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/fixtures"
-	"github.com/plantstore/plantstore/internal/lambdaemu"
+	"github.com/plantstore/plantstore/samlocal/lambdaemu"
 )
 
 // coldStart starts bin once and returns the time from process start to its

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/plant"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu"
 )
 
 // dynamoCost creates plants on moto through the store and reads the
@@ -19,10 +19,10 @@ func (b *bench) dynamoCost() error {
 	}
 	defer srv.Stop()
 	ctx := context.Background()
-	if err := dynamoemu.CreateTable(ctx, srv.Client(), "plants"); err != nil {
+	if err := dynamoemu.CreateTable(ctx, srv.Client(), dynamo.CreateTableInput("plants")); err != nil {
 		return err
 	}
-	api := &dynamoemu.Counting{API: srv.Client()}
+	api := &dynamoemu.Counting{ItemAPI: srv.Client()}
 	store := dynamo.New(api, "plants", time.Now)
 	const n = 50
 	tag := "indoor"

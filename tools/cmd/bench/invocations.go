@@ -10,8 +10,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/plantstore/plantstore/internal/dynamoemu"
-	"github.com/plantstore/plantstore/internal/lambdaemu"
+	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu"
+	"github.com/plantstore/plantstore/samlocal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/loadgen"
 )
 
@@ -73,7 +74,7 @@ func (b *bench) invocations() error {
 		return err
 	}
 	defer srv.Stop()
-	if err := dynamoemu.CreateTable(context.Background(), srv.Client(), "plants"); err != nil {
+	if err := dynamoemu.CreateTable(context.Background(), srv.Client(), dynamo.CreateTableInput("plants")); err != nil {
 		return err
 	}
 	var base events.APIGatewayProxyRequest

@@ -12,7 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/childproc"
+	"github.com/plantstore/plantstore/internal/serverproc"
+	"github.com/plantstore/plantstore/samlocal/childproc"
 
 	"github.com/plantstore/plantstore/tools/loadgen"
 )
@@ -29,7 +30,7 @@ type loadResult struct {
 }
 
 // measuredLoad is one round of load on srv with its CPU accounting.
-func measuredLoad(srv *childproc.Server, token string, conns int, d time.Duration, ids *atomic.Int64) loadResult {
+func measuredLoad(srv *serverproc.Server, token string, conns int, d time.Duration, ids *atomic.Int64) loadResult {
 	s0, err1 := srv.CPUTime()
 	g0, err2 := childproc.CPUTime(0)
 	r := load(srv.URL, token, conns, d, ids)
@@ -83,21 +84,21 @@ func load(url, token string, conns int, d time.Duration, ids *atomic.Int64) load
 }
 
 func (b *bench) localAPI() error {
-	localapi, err := childproc.Build(b.dir, "./cmd/localapi")
+	localapi, err := serverproc.Build(b.dir, "./cmd/localapi")
 	if err != nil {
 		return err
 	}
-	bare, err := childproc.Build(b.dir, "./tools/cmd/bench/testdata/bare")
+	bare, err := serverproc.Build(b.dir, "./tools/cmd/bench/testdata/bare")
 	if err != nil {
 		return err
 	}
 	// As make run starts it: info logs (here to /dev/null).
-	api, err := childproc.StartServer(localapi, []string{"PORT=0", "STORE_PATH=" + filepath.Join(b.dir, "plants.db")}, true, nil)
+	api, err := serverproc.StartServer(localapi, []string{"PORT=0", "STORE_PATH=" + filepath.Join(b.dir, "plants.db")}, true, nil)
 	if err != nil {
 		return err
 	}
 	defer api.Stop()
-	floor, err := childproc.StartServer(bare, nil, false, nil)
+	floor, err := serverproc.StartServer(bare, nil, false, nil)
 	if err != nil {
 		return err
 	}

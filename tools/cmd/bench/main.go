@@ -16,10 +16,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/childproc"
+	"github.com/plantstore/plantstore/samlocal/childproc"
 
+	"github.com/plantstore/plantstore/samlocal/proc"
 	"github.com/plantstore/plantstore/tools/loadgen"
-	"github.com/plantstore/plantstore/tools/proc"
 )
 
 func main() {

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/plantstore/plantstore/tools/trace"
+	"github.com/plantstore/plantstore/samlocal/trace"
 )
 
 func main() {

@@ -1,4 +1,4 @@
-package main
+package invoke
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/internal/lambdatest"
+	"github.com/plantstore/plantstore/samlocal/cli"
 )
 
 // A function whose init fails (LOG_LEVEL=bogus: lambdainit logs the reason
@@ -30,9 +31,9 @@ func TestAFailedInitPrintsTheInitError(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	args := []string{"invoke", "-function", "CreatePlantFunction", "-bootstrap", lambdatest.Bootstrap(t, "CreatePlantFunction"),
-		"-event", filepath.Join(root, "events", "createplant-valid.json"), "-env", envFile, "-template", filepath.Join(root, "template.yaml")}
-	err := run(context.Background(), args, func(string) (string, bool) { return "", false }, &stdout, &stderr)
+	args := []string{"invoke", "CreatePlantFunction", "--build-dir", filepath.Dir(filepath.Dir(lambdatest.Bootstrap(t, "CreatePlantFunction"))), "--skip-build",
+		"-e", filepath.Join(root, "events", "createplant-valid.json"), "-n", envFile, "-t", filepath.Join(root, "template.yaml")}
+	err := cli.Run(context.Background(), args, func(string) (string, bool) { return "", false }, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "init failed") || !strings.Contains(err.Error(), "bogus") {
 		t.Errorf("run = %v, want an error naming the failed init", err)
 	}

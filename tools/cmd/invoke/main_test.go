@@ -1,4 +1,4 @@
-package main
+package invoke
 
 import (
 	"bytes"
@@ -9,14 +9,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/dynamoemu"
+	"github.com/plantstore/plantstore/internal/dynamo"
 	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/srctree"
+	"github.com/plantstore/plantstore/samlocal/cli"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu/dynamoemutest"
 )
 
 func TestMain(m *testing.M) {
-	dynamotest.Main(m, lambdatest.Cleanup)
+	dynamoemutest.Main(m, lambdatest.Cleanup)
 }
 
 var root = srctree.Path()
@@ -29,10 +32,10 @@ func invoke(t *testing.T, function, event string, shell map[string]string, envFi
 	if envFile == "" {
 		envFile = filepath.Join(root, "events", "env.json")
 	}
-	args := append([]string{"invoke", "-function", function, "-bootstrap", lambdatest.Bootstrap(t, function),
-		"-event", filepath.Join(root, "events", event), "-env", envFile, "-template", filepath.Join(root, "template.yaml")}, extra...)
+	args := append([]string{"invoke", function, "--build-dir", filepath.Dir(filepath.Dir(lambdatest.Bootstrap(t, function))), "--skip-build",
+		"-e", filepath.Join(root, "events", event), "-n", envFile, "-t", filepath.Join(root, "template.yaml")}, extra...)
 	lookup := func(k string) (string, bool) { v, ok := shell[k]; return v, ok }
-	if err := run(context.Background(), args, lookup, &stdout, &stderr); err != nil {
+	if err := cli.Run(context.Background(), args, lookup, &stdout, &stderr); err != nil {
 		t.Fatalf("%s %s: %v\n%s", function, event, err, stderr.String())
 	}
 	var out map[string]any
@@ -62,7 +65,7 @@ func TestInvokeAuthorizer(t *testing.T) {
 func TestInvokeCreatePlantWithLocalTable(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
-		dynamotest.Dynalite(t) // skips, or fails under CI, with the reason
+		dynamoemutest.Dynalite(t) // skips, or fails under CI, with the reason
 	}
 	data := filepath.Join(t.TempDir(), "dynalite")
 	for _, step := range []struct{ event, want string }{
@@ -70,7 +73,7 @@ func TestInvokeCreatePlantWithLocalTable(t *testing.T) {
 		{"createplant-valid.json", `{"name":"Fern"}`},
 		{"createplant-conflict.json", `"error":40009`},
 	} {
-		out, log := invoke(t, "CreatePlantFunction", step.event, nil, "", "-data", data)
+		out, log := invoke(t, "CreatePlantFunction", step.event, nil, "", "--data-dir", data)
 		if body, _ := out["body"].(string); !strings.Contains(body, step.want) {
 			t.Errorf("%s: body %q, want %s\n%s", step.event, body, step.want, log)
 		}
@@ -83,7 +86,7 @@ func TestInvokeCreatePlantWithLocalTable(t *testing.T) {
 func TestInvokeBesideAnotherRunOnItsData(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
-		dynamotest.Dynalite(t) // skips, or fails under CI, with the reason
+		dynamoemutest.Dynalite(t) // skips, or fails under CI, with the reason
 	}
 	data := filepath.Join(t.TempDir(), "dynalite")
 	holder, err := dynamoemu.StartDynalite(data)
@@ -91,10 +94,10 @@ func TestInvokeBesideAnotherRunOnItsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Stop()
-	if err := dynamoemu.CreateTable(context.Background(), holder.Client(), "plants"); err != nil { // LevelDB opens on first use
+	if err := dynamoemu.CreateTable(context.Background(), holder.Client(), dynamo.CreateTableInput("plants")); err != nil { // LevelDB opens on first use
 		t.Fatal(err)
 	}
-	out, log := invoke(t, "CreatePlantFunction", "createplant-valid.json", nil, "", "-data", data)
+	out, log := invoke(t, "CreatePlantFunction", "createplant-valid.json", nil, "", "--data-dir", data)
 	if body, _ := out["body"].(string); !strings.Contains(body, `{"name":"Fern"}`) {
 		t.Errorf("body %q, want the created plant\n%s", body, log)
 	}
@@ -109,7 +112,7 @@ func TestInvokeBesideAnotherRunOnItsData(t *testing.T) {
 // The same names set in the shell lose to the file, as under SAM.
 func TestInvokeCreatePlantOnGivenEndpoint(t *testing.T) {
 	t.Parallel()
-	srv := dynamotest.Moto(t)
+	srv := dynamoemutest.Moto(t)
 	table := dynamotest.NewTable(t, srv)
 	envFile := filepath.Join(t.TempDir(), "env.json")
 	raw, _ := json.Marshal(map[string]map[string]string{"CreatePlantFunction": {"TABLE_NAME": table, "AWS_ENDPOINT_URL_DYNAMODB": srv.URL}})
@@ -128,9 +131,9 @@ func TestInvokeCreatePlantOnGivenEndpoint(t *testing.T) {
 func TestInvokeUnknownFunctionListsTheFunctions(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr bytes.Buffer
-	args := []string{"invoke", "-function", "NoSuchFunction", "-bootstrap", "/nonexistent", "-event", filepath.Join(root, "events", "createplant-valid.json"),
-		"-env", filepath.Join(root, "events", "env.json"), "-template", filepath.Join(root, "template.yaml")}
-	err := run(context.Background(), args, func(string) (string, bool) { return "", false }, &stdout, &stderr)
+	args := []string{"invoke", "NoSuchFunction", "--build-dir", "/nonexistent", "--skip-build", "-e", filepath.Join(root, "events", "createplant-valid.json"),
+		"-n", filepath.Join(root, "events", "env.json"), "-t", filepath.Join(root, "template.yaml")}
+	err := cli.Run(context.Background(), args, func(string) (string, bool) { return "", false }, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "AuthorizerFunction") || !strings.Contains(err.Error(), "CreatePlantFunction") {
 		t.Errorf("err = %v, want one that lists the template's functions", err)
 	}

@@ -28,17 +28,18 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/childproc"
+	"github.com/plantstore/plantstore/samlocal/childproc"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/boltstore"
 	"github.com/plantstore/plantstore/internal/dynamo"
-	"github.com/plantstore/plantstore/internal/dynamoemu"
 	"github.com/plantstore/plantstore/internal/plant"
+	"github.com/plantstore/plantstore/internal/serverproc"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu"
+	"github.com/plantstore/plantstore/samlocal/proc"
 	"github.com/plantstore/plantstore/tools/loadgen"
-	"github.com/plantstore/plantstore/tools/proc"
 )
 
 func main() {
@@ -76,7 +77,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin, err := childproc.Build(dir, "./cmd/localapi")
+	bin, err := serverproc.Build(dir, "./cmd/localapi")
 	if err != nil {
 		return err
 	}
@@ -95,7 +96,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		defer srv.Stop()
-		if err := dynamoemu.CreateTable(ctx, srv.Client(), "plants"); err != nil {
+		if err := dynamoemu.CreateTable(ctx, srv.Client(), dynamo.CreateTableInput("plants")); err != nil {
 			return err
 		}
 		env = append(append(env, "TABLE_NAME=plants"), srv.Env()...)
@@ -110,7 +111,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 
-	server, err := childproc.StartServer(bin, env, false, os.Stderr)
+	server, err := serverproc.StartServer(bin, env, false, os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -131,7 +132,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		d.crashing.Store(true)
 		server.Kill()
 		crashes++
-		if server, err = childproc.StartServer(bin, env, false, os.Stderr); err != nil {
+		if server, err = serverproc.StartServer(bin, env, false, os.Stderr); err != nil {
 			return fmt.Errorf("restart after the crash: %w", err)
 		}
 		d.url.Store(&server.URL)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/samlocal/devserver/devservertest"
 )
 
 // Request data reaches make run TRACE=1's terminal escaped: a request

@@ -42,14 +42,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/childproc"
+	"github.com/plantstore/plantstore/samlocal/childproc"
 
-	"github.com/plantstore/plantstore/internal/devserver"
 	"github.com/plantstore/plantstore/internal/logging"
-	"github.com/plantstore/plantstore/tools/localserve"
-	"github.com/plantstore/plantstore/tools/proc"
-	"github.com/plantstore/plantstore/tools/trace"
-	"github.com/plantstore/plantstore/tools/watch"
+	"github.com/plantstore/plantstore/internal/serverproc"
+	"github.com/plantstore/plantstore/samlocal/devserver"
+	"github.com/plantstore/plantstore/samlocal/localserve"
+	"github.com/plantstore/plantstore/samlocal/proc"
+	"github.com/plantstore/plantstore/samlocal/trace"
+	"github.com/plantstore/plantstore/samlocal/watch"
 )
 
 func main() {
@@ -121,7 +122,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 	// name the request's URL): each is escaped (trace.Escape), as JSON
 	// leaves DEL and the C1 controls as they are. output escapes too.
 	logger := slog.New(slog.NewJSONHandler(trace.Escaper(stderr), &slog.HandlerOptions{Level: shown}))
-	generationOf := func(srv *childproc.Server) (localserve.Generation, error) {
+	generationOf := func(srv *serverproc.Server) (localserve.Generation, error) {
 		target, err := url.Parse(srv.URL)
 		if err != nil {
 			_ = srv.Stop()
@@ -138,7 +139,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 		return localserve.Generation{Handler: p, Close: func() { _ = srv.Stop() }}, nil
 	}
 	start := func(bin string) (localserve.Generation, error) {
-		srv, err := childproc.StartServer(bin, env, secret != "", output)
+		srv, err := serverproc.StartServer(bin, env, secret != "", output)
 		if err != nil {
 			return localserve.Generation{}, err
 		}
@@ -149,7 +150,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 	if err != nil {
 		return fmt.Errorf("build cmd/localapi:\n%s", out)
 	}
-	first, err := childproc.StartServer(bin, env, secret != "", output)
+	first, err := serverproc.StartServer(bin, env, secret != "", output)
 	if err != nil {
 		return err
 	}
@@ -210,7 +211,7 @@ func reloadOnChange(ctx context.Context, root, bin string, build func(context.Co
 	start func(string) (localserve.Generation, error), sw *localserve.Swapper, stdout io.Writer) (func(), error) {
 	wctx, stopWatch := context.WithCancel(ctx)
 	current := bin
-	ended, err := localserve.Reload(wctx, root, "", stdout, func(ctx context.Context, c watch.Change) (string, error) {
+	ended, err := localserve.Reload(wctx, root, watch.Files{Template: "template.yaml", Sources: []string{"functions", "cmd", "internal"}}, stdout, func(ctx context.Context, c watch.Change) (string, error) {
 		if len(c.Go) == 0 {
 			return "", nil
 		}

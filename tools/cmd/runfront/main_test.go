@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
+	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
 // TestMain runs the tests, or, with runMain=1 in its environment, the

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
 	"github.com/plantstore/plantstore/internal/srctree"
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
+	"github.com/plantstore/plantstore/samlocal/proctest"
+	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
 // make run TRACE=1 in a terminal that is closed: SIGHUP, which the shell

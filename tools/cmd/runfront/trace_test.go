@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/devserver/devservertest"
-	"github.com/plantstore/plantstore/tools/trace"
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
+	"github.com/plantstore/plantstore/internal/apitest"
+	"github.com/plantstore/plantstore/samlocal/devserver/devservertest"
+	"github.com/plantstore/plantstore/samlocal/trace"
+	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
 // make run TRACE=1: every request prints one line with the parts make run
@@ -44,7 +45,7 @@ func TestEveryRequestIsTraced(t *testing.T) {
 	}
 	traces := map[string]string{}
 	for _, r := range requests {
-		status, header, _ := devservertest.Post(t, banner.URL+r.path, r.token, r.body)
+		status, header, _ := apitest.Post(t, banner.URL+r.path, r.token, r.body)
 		traceID := header.Get(trace.TraceHeader)
 		if status != r.status || traceID == "" {
 			t.Fatalf("%s: %d, trace %q", r.name, status, traceID)

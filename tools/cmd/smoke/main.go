@@ -25,9 +25,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/childproc"
+	"github.com/plantstore/plantstore/internal/serverproc"
+	"github.com/plantstore/plantstore/samlocal/childproc"
 
-	"github.com/plantstore/plantstore/tools/proc"
+	"github.com/plantstore/plantstore/samlocal/proc"
 )
 
 func main() {
@@ -116,12 +117,12 @@ func padded(object string, n int) string {
 
 // startServer builds pkg into dir and starts it on a free port with its
 // store in dir.
-func startServer(pkg, dir string) (*childproc.Server, error) {
-	bin, err := childproc.Build(dir, pkg)
+func startServer(pkg, dir string) (*serverproc.Server, error) {
+	bin, err := serverproc.Build(dir, pkg)
 	if err != nil {
 		return nil, err
 	}
-	return childproc.StartServer(bin, []string{"PORT=0", "STORE_PATH=" + filepath.Join(dir, "plants.db")}, true, os.Stderr)
+	return serverproc.StartServer(bin, []string{"PORT=0", "STORE_PATH=" + filepath.Join(dir, "plants.db")}, true, os.Stderr)
 }
 
 // send makes one request and says what came back, with an error when it is

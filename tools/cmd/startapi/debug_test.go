@@ -1,4 +1,4 @@
-package main
+package startapi
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,14 +17,14 @@ import (
 	"github.com/go-delve/delve/service/api"
 	"github.com/go-delve/delve/service/rpc2"
 
-	"github.com/plantstore/plantstore/internal/childproc"
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/samlocal/cli"
+	"github.com/plantstore/plantstore/samlocal/devserver"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu/dynamoemutest"
+	"github.com/plantstore/plantstore/samlocal/proctest"
 
-	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/tools/delve"
-	"github.com/plantstore/plantstore/tools/localfn"
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
+	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
 // make start-api DEBUG=CreatePlantFunction: createplant's debug build runs
@@ -35,7 +36,7 @@ func TestABreakpointStopsCreatePlant(t *testing.T) {
 	dlv := delve.Dlv(t, root)
 	dir := debugBootstraps(t)
 	addr := delve.FreeAddr(t)
-	banner, out := startAPIOut(t, dir, "-debug", "CreatePlantFunction", "-debug-addr", addr, "-dlv", dlv)
+	banner, out := startAPIOut(t, dir, delve.Flags("CreatePlantFunction", addr, dlv)...)
 	c, _ := debugOnce(t, "start-api DEBUG", addr, banner, "Debugged", 4242, out.String)
 	c.Disconnect(false)
 }
@@ -107,7 +108,7 @@ const handler = "github.com/plantstore/plantstore/internal/httpapi.handleCreateP
 // breakpoint in the handler, sees that it is not answered while stopped,
 // continues it (and any later stop) and expects the plant. It returns the
 // client, still continuing, and the debugged process id.
-func debugOnce(t *testing.T, when, addr string, banner childproc.Banner, name string, id int, printed func() string) (*rpc2.RPCClient, int) {
+func debugOnce(t *testing.T, when, addr string, banner devserver.Banner, name string, id int, printed func() string) (*rpc2.RPCClient, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
@@ -164,25 +165,23 @@ func debugOnce(t *testing.T, when, addr string, banner childproc.Banner, name st
 func TestWatchKeepsDebuggingAfterARebuild(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
-		dynamotest.Dynalite(t) // skips, or fails under CI, with the reason
+		dynamoemutest.Dynalite(t) // skips, or fails under CI, with the reason
 	}
 	dlv := delve.Dlv(t, root)
 	const fn = "CreatePlantFunction"
 	tree := watchtest.CopyTree(t)
 	boots := t.TempDir()
-	if out, err := localfn.Build(context.Background(), tree, boots, []string{"AuthorizerFunction", fn}, fn); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	watchtest.Build(t, tree, boots, []string{"AuthorizerFunction", fn}, fn)
 	addr := delve.FreeAddr(t)
 	var stdout, stderr proctest.Output
 	printed := func() string { return stdout.String() + stderr.String() }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	args := []string{"startapi", "-watch", "-bootstraps", boots, "-template", filepath.Join(tree, "template.yaml"),
-		"-env", filepath.Join(tree, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite"),
-		"-debug", fn, "-debug-addr", addr, "-dlv", dlv}
+	args := []string{"start-api", "-p", "0", "-watch", "--build-dir", boots, "--skip-build", "-t", filepath.Join(tree, "template.yaml"),
+		"-n", filepath.Join(tree, "events", "env.json"), "--data-dir", filepath.Join(t.TempDir(), "dynalite")}
+	args = append(args, delve.Flags(fn, addr, dlv)...)
 	go func() {
-		done <- command().Run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
+		done <- cli.Run(ctx, args, func(k string) (string, bool) { v, ok := apiShell(t)[k]; return v, ok }, &stdout, &stderr)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -276,13 +275,13 @@ func TestATakenDebugPortStopsStartAPI(t *testing.T) {
 	}
 	defer taken.Close()
 	var stdout, stderr strings.Builder
-	args := []string{"startapi", "-bootstraps", t.TempDir(), "-template", filepath.Join(root, "template.yaml"),
-		"-env", filepath.Join(root, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite"),
-		"-debug", "CreatePlantFunction", "-debug-addr", taken.Addr().String()}
-	shell := map[string]string{"PORT": "0"}
+	args := []string{"start-api", "-p", "0", "--build-dir", t.TempDir(), "--skip-build", "-t", filepath.Join(root, "template.yaml"),
+		"-n", filepath.Join(root, "events", "env.json"), "--data-dir", filepath.Join(t.TempDir(), "dynalite"),
+		"--debug-function", "CreatePlantFunction", "-d", strconv.Itoa(taken.Addr().(*net.TCPAddr).Port)}
+	shell := apiShell(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // ends a start-api that serves anyway
 	defer cancel()
-	err = command().Run(ctx, args, func(k string) (string, bool) { v, ok := shell[k]; return v, ok }, &stdout, &stderr)
+	err = cli.Run(ctx, args, func(k string) (string, bool) { v, ok := shell[k]; return v, ok }, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "the debug address "+taken.Addr().String()+" is taken") {
 		t.Errorf("start-api on a taken debug port: %v", err)
 	}

@@ -1,4 +1,4 @@
-package main
+package startapi
 
 import (
 	"net/http"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/samlocal/devserver/devservertest"
 )
 
 // Request data reaches make start-api's terminal escaped: the trace line of

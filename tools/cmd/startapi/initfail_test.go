@@ -1,4 +1,4 @@
-package main
+package startapi
 
 import (
 	"context"
@@ -11,9 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/fixtures"
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
+	"github.com/plantstore/plantstore/samlocal/cli"
+	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
 // A function whose init fails (LOG_LEVEL=bogus, which lambdainit refuses:
@@ -50,16 +51,16 @@ func TestAFailedInitIsTheGateways5xx(t *testing.T) {
 		}
 	}
 	writeEnv("CreatePlantFunction")
-	shell := map[string]string{"PORT": "0"}
-	args := []string{"startapi", "-watch", "-bootstraps", dir, "-template", filepath.Join(tree, "template.yaml"),
-		"-env", envFile, "-data", filepath.Join(t.TempDir(), "dynalite")}
+	shell := apiShell(t)
+	args := []string{"start-api", "-p", "0", "-watch", "--build-dir", dir, "--skip-build", "-t", filepath.Join(tree, "template.yaml"),
+		"-n", envFile, "--data-dir", filepath.Join(t.TempDir(), "dynalite")}
 	l := watchtest.Launch(t, true, func(ctx context.Context, stdout, stderr io.Writer) error {
-		return command().Run(ctx, args, func(k string) (string, bool) { v, ok := shell[k]; return v, ok }, stdout, stderr)
+		return cli.Run(ctx, args, func(k string) (string, bool) { v, ok := shell[k]; return v, ok }, stdout, stderr)
 	})
 	create := fmt.Sprintf(`{"id":%d,"name":"Fern"}`, 424242)
 	expect := func(when, body string, status int, errorType string, code int) {
 		t.Helper()
-		got, header, answer := devservertest.Post(t, l.Banner.URL+"/plants", l.Banner.Token, body)
+		got, header, answer := apitest.Post(t, l.Banner.URL+"/plants", l.Banner.Token, body)
 		var e struct {
 			Error   int    `json:"error"`
 			Message string `json:"message"`

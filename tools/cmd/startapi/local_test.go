@@ -1,4 +1,4 @@
-package main
+package startapi
 
 import (
 	"context"
@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/devserver"
-	"github.com/plantstore/plantstore/internal/devserver/devservertest"
 	"github.com/plantstore/plantstore/internal/fixtures"
-	"github.com/plantstore/plantstore/tools/localserve"
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
+	"github.com/plantstore/plantstore/samlocal/cli"
+	"github.com/plantstore/plantstore/samlocal/devserver"
+	"github.com/plantstore/plantstore/samlocal/devserver/devservertest"
+	"github.com/plantstore/plantstore/samlocal/localserve"
+	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
 // startQuick runs make start-api's serve on a free port with no bootstraps
@@ -35,12 +36,11 @@ func startQuickOut(t *testing.T, adjust func(*localserve.Config), args ...string
 	if err := os.WriteFile(envFile, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	shell := map[string]string{"PORT": "0"}
+	shell := apiShell(t)
 	lookupEnv := func(k string) (string, bool) { v, ok := shell[k]; return v, ok }
-	args = append([]string{"startapi", "-bootstraps", t.TempDir(), "-template", filepath.Join(root, "template.yaml"),
-		"-env", envFile, "-data", filepath.Join(t.TempDir(), "dynalite")}, args...)
-	c := command()
-	cfg, err := c.Parse(args, lookupEnv, io.Discard)
+	args = append([]string{"-p", "0", "--build-dir", t.TempDir(), "--skip-build", "-t", filepath.Join(root, "template.yaml"),
+		"-n", envFile, "--data-dir", filepath.Join(t.TempDir(), "dynalite")}, args...)
+	cfg, err := cli.ServerConfig("start-api", args, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func startQuickOut(t *testing.T, adjust func(*localserve.Config), args ...string
 		adjust(&cfg)
 	}
 	return watchtest.Launch(t, true, func(ctx context.Context, stdout, stderr io.Writer) error {
-		return c.Serve(ctx, cfg, lookupEnv, stdout, stderr)
+		return cli.Serve(ctx, "start-api", cfg, lookupEnv, stdout, stderr)
 	})
 }
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package startapi
 
 import (
 	"context"
@@ -13,11 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/childproc"
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/samlocal/devserver"
+	"github.com/plantstore/plantstore/samlocal/proctest"
 	"github.com/plantstore/plantstore/tools/delve"
-	"github.com/plantstore/plantstore/tools/localfn"
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
+	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
 // make start-api DEBUG=CreatePlantFunction as a terminal runs it: make and
@@ -30,7 +29,7 @@ func TestOneCtrlCEndsADebugSession(t *testing.T) {
 	t.Parallel()
 	dlv := delve.Dlv(t, root)
 	boots := debugBootstraps(t)
-	tool, banner := startInGroup(t, root, boots, "-debug", "CreatePlantFunction", "-debug-addr", delve.FreeAddr(t), "-dlv", dlv)
+	tool, banner := startInGroup(t, root, boots, delve.Flags("CreatePlantFunction", delve.FreeAddr(t), dlv)...)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // only catches a hang
 	defer cancel()
 	post(ctx, banner.URL, banner.Token, `{"id":7,"name":"Held"}`)
@@ -63,9 +62,7 @@ func TestACtrlCDuringARebuildLeavesNoBuild(t *testing.T) {
 	t.Parallel()
 	tree := watchtest.CopyTree(t)
 	boots := t.TempDir()
-	if out, err := localfn.Build(context.Background(), tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}, ""); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	watchtest.Build(t, tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}, "")
 	tool, _ := startInGroup(t, tree, boots, "-watch")
 	// A message no build has compiled yet: the go command compiles.
 	watchtest.Edit(t, filepath.Join(tree, "internal", "httpapi", "decode.go"), `"the body is not valid JSON (at byte %d)"`,
@@ -87,7 +84,7 @@ func TestACtrlCDuringARebuildLeavesNoBuild(t *testing.T) {
 // as a terminal runs a job, on the template of tree, the bootstraps in
 // boots and more flags, and returns it and the tool's banner once the tool
 // listens. The tool is this test binary running main (TestMain).
-func startInGroup(t *testing.T, tree, boots string, flags ...string) (*proctest.Job, childproc.Banner) {
+func startInGroup(t *testing.T, tree, boots string, flags ...string) (*proctest.Job, devserver.Banner) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -99,14 +96,17 @@ func startInGroup(t *testing.T, tree, boots string, flags ...string) (*proctest.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(tmp) })
-	args := append([]string{self, "-bootstraps", boots, "-template", filepath.Join(tree, "template.yaml"),
-		"-env", filepath.Join(tree, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite")}, flags...)
+	args := append([]string{self, "start-api", "-p", "0", "--build-dir", boots, "--skip-build", "-t", filepath.Join(tree, "template.yaml"),
+		"-n", filepath.Join(tree, "events", "env.json"), "--data-dir", filepath.Join(t.TempDir(), "dynalite")}, flags...)
 	makefile := filepath.Join(t.TempDir(), "Makefile")
 	if err := os.WriteFile(makefile, []byte("start-api:\n\t@exec '"+strings.Join(args, "' '")+"'\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("make", "-s", "-f", makefile)
-	cmd.Env = append(os.Environ(), runMain+"=1", "PORT=0")
+	cmd.Env = append(os.Environ(), runMain+"=1")
+	for k, v := range apiShell(t) {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	tool := proctest.StartJob(t, cmd, tmp)
 	return tool, tool.Stdout.Banner(t)
 }

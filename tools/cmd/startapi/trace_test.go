@@ -1,4 +1,4 @@
-package main
+package startapi
 
 import (
 	"bytes"
@@ -24,16 +24,16 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"github.com/plantstore/plantstore/internal/devserver/devservertest"
+	"github.com/plantstore/plantstore/internal/apitest"
 	"github.com/plantstore/plantstore/internal/lambdatest"
-	"github.com/plantstore/plantstore/tools/trace"
+	"github.com/plantstore/plantstore/samlocal/trace"
 )
 
 // send posts body to url/plants with token and returns the status and the
 // trace id start-api names in its answer.
 func send(t *testing.T, url, token, body string) (int, string) {
 	t.Helper()
-	status, header, _ := devservertest.Post(t, url+"/plants", token, body)
+	status, header, _ := apitest.Post(t, url+"/plants", token, body)
 	return status, header.Get(trace.TraceHeader)
 }
 

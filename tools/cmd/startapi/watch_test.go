@@ -1,4 +1,4 @@
-package main
+package startapi
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/samlocal/cli"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu/dynamoemutest"
+	"github.com/plantstore/plantstore/samlocal/proctest"
 
-	"github.com/plantstore/plantstore/internal/dynamotest"
-	"github.com/plantstore/plantstore/tools/localfn"
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
+	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
 // make start-api WATCH=1 on a copy of the tree: an edited message of
@@ -28,20 +28,18 @@ import (
 func TestReloads(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
-		dynamotest.Dynalite(t) // skips, or fails under CI, with the reason
+		dynamoemutest.Dynalite(t) // skips, or fails under CI, with the reason
 	}
 	tree := watchtest.CopyTree(t)
 	boots := t.TempDir()
-	if out, err := localfn.Build(context.Background(), tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}, ""); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	watchtest.Build(t, tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}, "")
 	var stdout, stderr proctest.Output
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	args := []string{"startapi", "-watch", "-bootstraps", boots, "-template", filepath.Join(tree, "template.yaml"),
-		"-env", filepath.Join(tree, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite")}
+	args := []string{"start-api", "-p", "0", "-watch", "--build-dir", boots, "--skip-build", "-t", filepath.Join(tree, "template.yaml"),
+		"-n", filepath.Join(tree, "events", "env.json"), "--data-dir", filepath.Join(t.TempDir(), "dynalite")}
 	go func() {
-		done <- command().Run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
+		done <- cli.Run(ctx, args, func(k string) (string, bool) { v, ok := apiShell(t)[k]; return v, ok }, &stdout, &stderr)
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -1,4 +1,4 @@
-package main
+package startlambda
 
 import (
 	"context"
@@ -15,18 +15,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/samlocal/cli"
+	"github.com/plantstore/plantstore/samlocal/proctest"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 
-	"github.com/plantstore/plantstore/internal/devserver"
-	"github.com/plantstore/plantstore/internal/devserver/devservertest"
 	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/lambdatest"
-	"github.com/plantstore/plantstore/tools/localserve"
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
+	"github.com/plantstore/plantstore/samlocal/devserver"
+	"github.com/plantstore/plantstore/samlocal/devserver/devservertest"
+	"github.com/plantstore/plantstore/samlocal/localserve"
+	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
 // server is make start-lambda run by a test.
@@ -55,10 +56,10 @@ func startServer(t *testing.T, dir string, envs map[string]map[string]string, sh
 		shell["PORT"] = "0"
 	}
 	lookupEnv := func(k string) (string, bool) { v, ok := shell[k]; return v, ok }
-	args = append([]string{"startlambda", "-bootstraps", dir, "-template", filepath.Join(root, "template.yaml"),
-		"-env", envFile, "-data", filepath.Join(t.TempDir(), "dynalite")}, args...)
+	args = append([]string{"-p", shell["PORT"], "--build-dir", dir, "--skip-build", "-t", filepath.Join(root, "template.yaml"),
+		"-n", envFile, "--data-dir", filepath.Join(t.TempDir(), "dynalite")}, args...)
 	var parsing proctest.Output
-	cfg, err := command.Parse(args, lookupEnv, &parsing)
+	cfg, err := cli.ServerConfig("start-lambda", args, &parsing)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, parsing.String())
 	}
@@ -66,7 +67,7 @@ func startServer(t *testing.T, dir string, envs map[string]map[string]string, sh
 		adjust(&cfg)
 	}
 	l := watchtest.Launch(t, false, func(ctx context.Context, stdout, stderr io.Writer) error {
-		return command.Serve(ctx, cfg, lookupEnv, stdout, stderr)
+		return cli.Serve(ctx, "start-lambda", cfg, lookupEnv, stdout, stderr)
 	})
 	return &server{url: l.Banner.URL, stdout: l.Stdout, stderr: l.Stderr}
 }

@@ -1,4 +1,4 @@
-package main
+package startlambda
 
 import (
 	"context"
@@ -8,19 +8,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/childproc"
-	"github.com/plantstore/plantstore/internal/proctest"
 	"github.com/plantstore/plantstore/internal/srctree"
+	"github.com/plantstore/plantstore/samlocal/cli"
+	"github.com/plantstore/plantstore/samlocal/devserver"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu/dynamoemutest"
+	"github.com/plantstore/plantstore/samlocal/proctest"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 
-	"github.com/plantstore/plantstore/internal/dynamotest"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 )
 
-func TestMain(m *testing.M) { dynamotest.Main(m, lambdatest.Cleanup) }
+func TestMain(m *testing.M) { dynamoemutest.Main(m, lambdatest.Cleanup) }
 
 var root = srctree.Path()
 
@@ -30,7 +31,7 @@ var root = srctree.Path()
 func TestStartLambdaServesTheSDK(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
-		dynamotest.Dynalite(t) // skips, or fails under CI, with the reason
+		dynamoemutest.Dynalite(t) // skips, or fails under CI, with the reason
 	}
 	var dir string
 	for _, fn := range []string{"CreatePlantFunction", "AuthorizerFunction", "PreTrafficFunction"} {
@@ -39,14 +40,14 @@ func TestStartLambdaServesTheSDK(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr proctest.Output
 	done := make(chan error, 1)
-	args := []string{"startlambda", "-bootstraps", dir, "-template", filepath.Join(root, "template.yaml"),
-		"-env", filepath.Join(root, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite")}
+	args := []string{"start-lambda", "-p", "0", "--build-dir", dir, "--skip-build", "-t", filepath.Join(root, "template.yaml"),
+		"-n", filepath.Join(root, "events", "env.json"), "--data-dir", filepath.Join(t.TempDir(), "dynalite")}
 	go func() {
-		done <- command.Run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
+		done <- cli.Run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
 	}()
-	var banner childproc.Banner
+	var banner devserver.Banner
 	for deadline := time.Now().Add(60 * time.Second); !banner.Complete(false); time.Sleep(20 * time.Millisecond) {
-		banner = childproc.Banner{}
+		banner = devserver.Banner{}
 		for _, line := range strings.Split(stdout.String(), "\n") {
 			banner.Line(line)
 		}

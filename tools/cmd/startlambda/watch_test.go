@@ -1,4 +1,4 @@
-package main
+package startlambda
 
 import (
 	"context"
@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/proctest"
+	"github.com/plantstore/plantstore/samlocal/cli"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu/dynamoemutest"
+	"github.com/plantstore/plantstore/samlocal/proctest"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 
-	"github.com/plantstore/plantstore/internal/dynamotest"
-	"github.com/plantstore/plantstore/tools/localfn"
-	"github.com/plantstore/plantstore/tools/watch/watchtest"
+	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
 // make start-lambda WATCH=1 on a copy of the tree: an edited message of
@@ -24,20 +24,18 @@ import (
 func TestReloads(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(filepath.Join(root, "node_modules", ".bin", "dynalite")); err != nil {
-		dynamotest.Dynalite(t)
+		dynamoemutest.Dynalite(t)
 	}
 	tree := watchtest.CopyTree(t)
 	boots := t.TempDir()
-	if out, err := localfn.Build(context.Background(), tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction", "PreTrafficFunction"}, ""); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	watchtest.Build(t, tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction", "PreTrafficFunction"}, "")
 	var stdout, stderr proctest.Output
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	args := []string{"startlambda", "-watch", "-bootstraps", boots, "-template", filepath.Join(tree, "template.yaml"),
-		"-env", filepath.Join(tree, "events", "env.json"), "-data", filepath.Join(t.TempDir(), "dynalite")}
+	args := []string{"start-lambda", "-p", "0", "-watch", "--build-dir", boots, "--skip-build", "-t", filepath.Join(tree, "template.yaml"),
+		"-n", filepath.Join(tree, "events", "env.json"), "--data-dir", filepath.Join(t.TempDir(), "dynalite")}
 	go func() {
-		done <- command.Run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
+		done <- cli.Run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
 	}()
 	t.Cleanup(func() {
 		cancel()
