@@ -183,15 +183,3 @@ func DecodeItem(av map[string]types.AttributeValue) (int64, plant.Plant, error) 
 	}
 	return it.ID, plant.Plant{Name: it.Name, Tag: it.Tag}, nil
 }
-
-// CreateTableInput is the table the store works on, as template.yaml
-// declares PlantsTable (partition key id, N; on demand), named name: what
-// the tests and the load and bench tools create on an emulator.
-func CreateTableInput(name string) *dynamodb.CreateTableInput {
-	return &dynamodb.CreateTableInput{
-		TableName:            &name,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeN}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	}
-}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/samlocal/dynamoemu"
 )
 
@@ -19,7 +19,7 @@ func NewTable(t testing.TB, s *dynamoemu.Server) string {
 	name := "plants-" + rand.Text()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := dynamoemu.CreateTable(ctx, s.Client(), dynamo.CreateTableInput(name)); err != nil {
+	if err := dynamoemu.CreateTable(ctx, s.Client(), fixtures.PlantsTable(name)); err != nil {
 		t.Fatalf("%s: %v", s.Name, err)
 	}
 	return name

@@ -127,16 +127,17 @@ func TestFuzzRunsForACountNotAClock(t *testing.T) {
 
 // sam build hands make its whole environment, so a DEBUG_BUILD exported in
 // the shell (left there by a debugging session) must not ship a debug
-// build: only DEBUG_BUILD on make's command line makes one, as the targets
-// that debug (make invoke, start-api and start-lambda with DEBUG=...) pass
-// it to their sub-make.
+// build: only DEBUG_BUILD on make's command line makes one, or
+// SAM_BUILD_MODE=debug, sam build's own debug mode, which samlocal sets for
+// the function it debugs (make deploy runs sam without it:
+// TestDeployHandsSamNoMakeVariables).
 func TestDebugBuildOnlyFromTheCommandLine(t *testing.T) {
 	t.Parallel()
 	makeN := func(env []string, args ...string) string {
 		t.Helper()
 		cmd := exec.Command("make", append([]string{"--no-print-directory", "-C", "../..", "-n"}, args...)...)
 		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "DEBUG_BUILD=") && !strings.HasPrefix(kv, "DEBUG=") && !strings.HasPrefix(kv, "MAKEFLAGS=") {
+			if !strings.HasPrefix(kv, "DEBUG_BUILD=") && !strings.HasPrefix(kv, "DEBUG=") && !strings.HasPrefix(kv, "MAKEFLAGS=") && !strings.HasPrefix(kv, "SAM_BUILD_MODE=") {
 				cmd.Env = append(cmd.Env, kv)
 			}
 		}
@@ -160,25 +161,10 @@ func TestDebugBuildOnlyFromTheCommandLine(t *testing.T) {
 	if out := makeN(nil, "build-CreatePlantFunction", "ARTIFACTS_DIR=x", "DEBUG_BUILD="); !shipped.MatchString(out) || debug.MatchString(out) {
 		t.Errorf("build-CreatePlantFunction DEBUG_BUILD= (empty) on the command line: want -trimpath and -s -w:\n%s", out)
 	}
-	// make start-api DEBUG=<Function> passes DEBUG_BUILD=1 on its sub-make's
-	// command line for that function alone; an exported one changes nothing.
-	each := regexp.MustCompile(`go build -tags lambda\.norpc (.*) -o bin/\w+/(\w+)/bootstrap `)
-	for _, tc := range []struct {
-		env, args []string
-		debugged  string
-	}{
-		{nil, []string{"DEBUG=CreatePlantFunction"}, "CreatePlantFunction"},
-		{[]string{"DEBUG_BUILD=1"}, nil, ""},
-	} {
-		builds := each.FindAllStringSubmatch(makeN(tc.env, append([]string{"start-api"}, tc.args...)...), -1)
-		if len(builds) != 3 {
-			t.Fatalf("make -n start-api %v builds %d functions, want 3: %q", tc.args, len(builds), builds)
-		}
-		for _, b := range builds {
-			if wantDebug := b[2] == tc.debugged; (b[1] == "-gcflags='all=-N -l'") != wantDebug || (b[1] == "-trimpath -ldflags='-s -w'") == wantDebug {
-				t.Errorf("make start-api %v (env %v) builds %s with %s", tc.args, tc.env, b[2], b[1])
-			}
-		}
+	// samlocal asks for a debug build as sam build's debug mode does,
+	// with SAM_BUILD_MODE=debug in make's environment (localfn.Build).
+	if out := makeN([]string{"SAM_BUILD_MODE=debug"}, "build-CreatePlantFunction", "ARTIFACTS_DIR=x"); !debug.MatchString(out) || shipped.MatchString(out) {
+		t.Errorf("build-CreatePlantFunction with SAM_BUILD_MODE=debug: want the debug flags:\n%s", out)
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/plantstore/plantstore/internal/auth"
-	"github.com/plantstore/plantstore/internal/dynamo"
 	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/samlocal/dynamoemu"
 	"github.com/plantstore/plantstore/samlocal/gateway"
@@ -37,7 +36,7 @@ func (b *bench) chain() error {
 		return err
 	}
 	defer srv.Stop()
-	if err := dynamoemu.CreateTable(context.Background(), srv.Client(), dynamo.CreateTableInput("plants")); err != nil {
+	if err := dynamoemu.CreateTable(context.Background(), srv.Client(), fixtures.PlantsTable("plants")); err != nil {
 		return err
 	}
 	tpl, err := samtemplate.Load("template.yaml")

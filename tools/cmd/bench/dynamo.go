@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/plant"
 	"github.com/plantstore/plantstore/samlocal/dynamoemu"
 )
@@ -19,7 +20,7 @@ func (b *bench) dynamoCost() error {
 	}
 	defer srv.Stop()
 	ctx := context.Background()
-	if err := dynamoemu.CreateTable(ctx, srv.Client(), dynamo.CreateTableInput("plants")); err != nil {
+	if err := dynamoemu.CreateTable(ctx, srv.Client(), fixtures.PlantsTable("plants")); err != nil {
 		return err
 	}
 	api := &dynamoemu.Counting{ItemAPI: srv.Client()}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/samlocal/dynamoemu"
 	"github.com/plantstore/plantstore/samlocal/lambdaemu"
 	"github.com/plantstore/plantstore/tools/loadgen"
@@ -74,7 +74,7 @@ func (b *bench) invocations() error {
 		return err
 	}
 	defer srv.Stop()
-	if err := dynamoemu.CreateTable(context.Background(), srv.Client(), dynamo.CreateTableInput("plants")); err != nil {
+	if err := dynamoemu.CreateTable(context.Background(), srv.Client(), fixtures.PlantsTable("plants")); err != nil {
 		return err
 	}
 	var base events.APIGatewayProxyRequest

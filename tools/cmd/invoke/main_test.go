@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantstore/plantstore/internal/dynamo"
 	"github.com/plantstore/plantstore/internal/dynamotest"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/lambdatest"
 	"github.com/plantstore/plantstore/internal/srctree"
 	"github.com/plantstore/plantstore/samlocal/cli"
@@ -94,7 +94,7 @@ func TestInvokeBesideAnotherRunOnItsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Stop()
-	if err := dynamoemu.CreateTable(context.Background(), holder.Client(), dynamo.CreateTableInput("plants")); err != nil { // LevelDB opens on first use
+	if err := dynamoemu.CreateTable(context.Background(), holder.Client(), fixtures.PlantsTable("plants")); err != nil { // LevelDB opens on first use
 		t.Fatal(err)
 	}
 	out, log := invoke(t, "CreatePlantFunction", "createplant-valid.json", nil, "", "--data-dir", data)

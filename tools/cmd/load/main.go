@@ -35,6 +35,7 @@ import (
 	"github.com/plantstore/plantstore/internal/auth"
 	"github.com/plantstore/plantstore/internal/boltstore"
 	"github.com/plantstore/plantstore/internal/dynamo"
+	"github.com/plantstore/plantstore/internal/fixtures"
 	"github.com/plantstore/plantstore/internal/plant"
 	"github.com/plantstore/plantstore/internal/serverproc"
 	"github.com/plantstore/plantstore/samlocal/dynamoemu"
@@ -96,7 +97,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		defer srv.Stop()
-		if err := dynamoemu.CreateTable(ctx, srv.Client(), dynamo.CreateTableInput("plants")); err != nil {
+		if err := dynamoemu.CreateTable(ctx, srv.Client(), fixtures.PlantsTable("plants")); err != nil {
 			return err
 		}
 		env = append(append(env, "TABLE_NAME=plants"), srv.Env()...)
