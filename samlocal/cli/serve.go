@@ -122,6 +122,7 @@ func apiTool(cfg localserve.Config, lookupEnv func(string) (string, bool), stdou
 	// Every request is traced: one line each on stdout, and the page
 	// under /_samlocal/ with their steps and log lines.
 	rec := trace.NewRecorder(stdout)
+	rec.Title = "samlocal start-api · " + cfg.Template
 	return localserve.Tool{
 		Trace: rec,
 		Name:  "samlocal start-api",

@@ -89,7 +89,7 @@ func ToolTimeouts() Timeouts {
 // Server is a server a developer runs on this machine: make run, make
 // start-api, make start-lambda and make run WATCH=1's front are each one.
 type Server struct {
-	Name     string // what the stop line names, e.g. "Plant Store start-api"; "" prints none
+	Name     string // what the stop line names, e.g. "samlocal start-api"; "" prints none
 	Addr     string // host:port; port 0 takes a free one
 	Handler  http.Handler
 	Timeouts Timeouts

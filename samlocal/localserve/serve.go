@@ -30,7 +30,7 @@ import (
 // Tool is what make start-api or make start-lambda puts in front of the
 // functions it runs.
 type Tool struct {
-	Name string // e.g. "Plant Store start-api": it is listening, it stopped
+	Name string // e.g. "samlocal start-api": it is listening, it stopped
 
 	// Functions are the functions of the template that the tool runs.
 	Functions func(*samtemplate.Template) ([]string, error)

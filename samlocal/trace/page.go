@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/subtle"
 	"embed"
 	"encoding/json"
@@ -13,11 +14,11 @@ import (
 	"time"
 )
 
-// PagePrefix is where the page lives: /_plantstore/requests lists the
-// recent requests, /_plantstore/requests/{id} shows one with its steps and
-// log lines, /_plantstore/explorer sends requests. API Gateway never
+// PagePrefix is where the page lives: /_samlocal/requests lists the
+// recent requests, /_samlocal/requests/{id} shows one with its steps and
+// log lines, /_samlocal/explorer sends requests. API Gateway never
 // routes it: the REST API has no such resource.
-const PagePrefix = "/_plantstore/"
+const PagePrefix = "/_samlocal/"
 
 //go:embed page.html static
 var files embed.FS
@@ -136,6 +137,7 @@ func pageHeaders(h http.Header) {
 // render writes the page data shows, with the run's key for its links.
 func (r *Recorder) render(w http.ResponseWriter, status int, data map[string]any) {
 	data["Key"] = r.key
+	data["Title"] = cmp.Or(r.Title, "samlocal")
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, data); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)

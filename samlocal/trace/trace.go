@@ -74,6 +74,9 @@ type Recorder struct {
 	// before it serves).
 	Explorer Explorer
 
+	// Title names the pages: what serves them, from which template.
+	Title string
+
 	mu        sync.Mutex
 	traces    []*Trace              // oldest first
 	byID      map[string]*Trace     // trace ids, Lambda request ids and trace headers
@@ -180,10 +183,10 @@ func (r *Recorder) addStep(t *Trace, name string, start time.Time, took time.Dur
 
 // TraceHeader names a request's trace in its answer, for the explorer's
 // link (start-api only; API Gateway sends no such header).
-const TraceHeader = "X-Plantstore-Trace"
+const TraceHeader = "X-Samlocal-Trace"
 
 // Handler traces every request to next and serves the page under
-// /_plantstore/ (Page).
+// /_samlocal/ (Page).
 func (r *Recorder) Handler(next http.Handler) http.Handler {
 	page := r.page()
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {

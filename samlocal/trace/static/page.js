@@ -39,10 +39,10 @@ for (const op of document.querySelectorAll("section.operation")) {
     answer.dataset.status = res.status;
     // The link keeps the query the page gave it: the run's key, which the
     // pages want and which no cookie carries (page.go, keyed).
-    const id = res.headers.get("X-Plantstore-Trace");
+    const id = res.headers.get("X-Samlocal-Trace");
     const link = answer.querySelector(".trace-link");
     const to = new URL(link.getAttribute("href"), location.href);
-    to.pathname = id ? "/_plantstore/requests/" + encodeURIComponent(id) : "/_plantstore/requests";
+    to.pathname = id ? "/_samlocal/requests/" + encodeURIComponent(id) : "/_samlocal/requests";
     link.setAttribute("href", to.pathname + to.search);
     answer.querySelector(".answer-body").textContent = shown;
     answer.hidden = false;

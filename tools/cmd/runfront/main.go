@@ -8,7 +8,7 @@
 // runs at LOG_LEVEL=debug, so its token check and store call each log a
 // step line; the front joins them to their request by the id its answer
 // names (x-amzn-RequestId), prints one line per request and serves the
-// page under /_plantstore/ (tools/trace), and passes on only the log lines
+// page under /_samlocal/ (tools/trace), and passes on only the log lines
 // the developer's LOG_LEVEL asks for.
 //
 // On a change it builds first while the old process keeps serving; a build
@@ -114,6 +114,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 		return bin, out.String(), err
 	}
 	rec := trace.NewRecorder(stdout)
+	rec.Title = "Plant Store make run"
 	output := rec.LogsAbove(stderr, shown)
 	// A generation is one cmd/localapi process, to which a reverse proxy
 	// passes the requests; its answer names the request's id, which ties

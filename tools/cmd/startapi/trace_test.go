@@ -207,7 +207,7 @@ func TestThePageShowsEachRequest(t *testing.T) {
 
 	var status, answer, link, opened string
 	if err := chromedp.Run(ctx,
-		chromedp.Click(`nav a[href^="/_plantstore/explorer"]`),
+		chromedp.Click(`nav a[href^="/_samlocal/explorer"]`),
 		chromedp.WaitVisible(`section.operation[data-path="/plants"] button.send`),
 		chromedp.SetValue(`section.operation textarea.body`, fmt.Sprintf(`{"id": %d, "name": "Monstera", "tag": "indoor"}`, id+1)),
 		chromedp.Click(`section.operation button.send`),
@@ -221,7 +221,7 @@ func TestThePageShowsEachRequest(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	if status != "200" || !strings.Contains(answer, `"name": "Monstera"`) || !strings.HasPrefix(link, "/_plantstore/requests/"+opened+"?") {
+	if status != "200" || !strings.Contains(answer, `"name": "Monstera"`) || !strings.HasPrefix(link, "/_samlocal/requests/"+opened+"?") {
 		t.Errorf("the explorer's send: %s %q, link %q opened trace %q; want 200 with the plant and its trace", status, answer, link, opened)
 	}
 

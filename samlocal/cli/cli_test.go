@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// Flags and positional arguments come in any order, as SAM CLI's click
+// takes them, and --parameter-overrides takes the words up to the next
+// flag, as its OptionNargs does.
+func TestArgumentsAsSAMCLITakesThem(t *testing.T) {
+	t.Parallel()
+	cfg, err := ServerConfig("start-lambda", []string{"A", "--parameter-overrides", "X=1", "Y=2", "-p", "0", "B", "--warm-containers", "eager", "-t", shop + "/template.yaml"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cfg.Functions, []string{"A", "B"}) || cfg.Overrides["X"] != "1" || cfg.Overrides["Y"] != "2" || !cfg.Eager || cfg.Port != 0 {
+		t.Errorf("config %+v", cfg)
+	}
+	if _, err := ServerConfig("start-api", []string{"-t", shop + "/template.yaml", "Fn"}, &bytes.Buffer{}); err == nil {
+		t.Error("start-api took a function name")
+	}
+	if _, err := ServerConfig("start-api", []string{"--warm-containers", "SOMETIMES", "-t", shop + "/template.yaml"}, &bytes.Buffer{}); err == nil {
+		t.Error("--warm-containers SOMETIMES was taken")
+	}
+}
+
+// invoke without a function names the functions to choose from when the
+// template has more than one (samcli/commands/local/cli_common/
+// invoke_context.py function_identifier), and an unknown one is refused
+// with the same list, before anything is built.
+func TestInvokeNamesTheFunctions(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{}, {"NoSuchFunction"}} {
+		var stdout, stderr bytes.Buffer
+		err := Run(context.Background(), append([]string{"invoke", "-t", shop + "/template.yaml", "--build-dir", t.TempDir()}, args...), noEnv, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), "[CategoryFunction ProductsFunction]") {
+			t.Errorf("invoke %v: %v, want the functions named", args, err)
+		}
+	}
+}
+
+// generate-event makes SAM CLI's events with its defaults and tags, in
+// aws-lambda-go's types.
+func TestGenerateEvent(t *testing.T) {
+	t.Parallel()
+	var stdout bytes.Buffer
+	if err := Run(context.Background(), []string{"generate-event", "apigateway", "aws-proxy", "--method", "GET", "--path", "plants/7", "--body", "hi"}, noEnv, &stdout, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	var ev events.APIGatewayProxyRequest
+	if err := json.Unmarshal(stdout.Bytes(), &ev); err != nil || ev.HTTPMethod != "GET" || ev.Path != "/plants/7" || ev.Body != "aGk=" || !ev.IsBase64Encoded || ev.RequestContext.Stage != "prod" {
+		t.Errorf("aws-proxy: %+v, %v", ev, err)
+	}
+	stdout.Reset()
+	if err := Run(context.Background(), []string{"generate-event", "dynamodb", "update", "--table", "Plants"}, noEnv, &stdout, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	var ddb events.DynamoDBEvent
+	if err := json.Unmarshal(stdout.Bytes(), &ddb); err != nil || len(ddb.Records) != 3 || !strings.Contains(ddb.Records[0].EventSourceArn, ":table/Plants/stream/") {
+		t.Errorf("dynamodb update: %+v, %v", ddb, err)
+	}
+	if err := Run(context.Background(), []string{"generate-event", "sqs", "nothing"}, noEnv, &stdout, &bytes.Buffer{}); err == nil {
+		t.Error("an event samlocal does not make was made")
+	}
+}
