@@ -250,7 +250,7 @@ load: node_modules ## drive the local API hard (embedded, DynamoDB mode, and a S
 	$(GO) run ./tools/cmd/load -mode embedded -duration $(LOADTIME) -crash
 
 bench: node_modules moto ## the benchmarks behind docs/performance.md; writes docs/bench.json and renders every figure of README.md and docs/*.md from it
-	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./internal/httpapi ./internal/auth ./functions/createplant ./tools/gateway ./cmd/localapi
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./internal/httpapi ./internal/auth ./functions/createplant ./samlocal/gateway ./cmd/localapi
 	$(GO) test -run '^$$' -bench . -count 2 ./internal/boltstore
 	$(GO) run ./tools/cmd/bench -json docs/bench.json -render 'README.md,docs/*.md' $(if $(REFERENCE),-reference $(REFERENCE))
 

@@ -171,7 +171,7 @@ func findDynalite() (string, error) {
 	if p, err := exec.LookPath("dynalite"); err == nil {
 		return p, nil
 	}
-	return "", errors.New("dynalite is not installed (npm ci, from package.json)")
+	return "", errors.New("dynalite is not installed: npm install dynalite (samlocal looks in node_modules/.bin of this folder and above, $DYNALITE, then PATH)")
 }
 
 // Client returns a DynamoDB client for s with the SDK's standard retryer,
