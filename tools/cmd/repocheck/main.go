@@ -81,9 +81,11 @@ func refuse(problems []string, fix string) {
 
 // moduleVersions lists, path to version, the modules of every package that
 // the product's packages and their tests use, with GOWORK set to gowork
-// ("off": the product's go.mod alone).
+// ("off": the product's go.mod alone). The repository's own modules (the
+// product and samlocal: main modules of the workspace, replaced by a
+// folder in the product's go.mod) have no version to compare.
 func moduleVersions(gowork string) (map[string]string, error) {
-	cmd := exec.Command("go", "list", "-deps", "-test", "-f", "{{with .Module}}{{.Path}} {{.Version}}{{end}}", "./...")
+	cmd := exec.Command("go", "list", "-deps", "-test", "-f", "{{with .Module}}{{if not .Main}}{{if not (and .Replace (not .Replace.Version))}}{{.Path}} {{.Version}}{{end}}{{end}}{{end}}", "./...")
 	cmd.Env = append(os.Environ(), "GOWORK="+gowork)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
