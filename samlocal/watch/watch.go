@@ -81,8 +81,8 @@ type Watcher struct {
 	root, template, envFile string
 	sources                 []string // the folders watched for Go; none for every one
 	debounce                time.Duration
-	fsw           *fsnotify.Watcher
-	changes       chan Change
+	fsw                     *fsnotify.Watcher
+	changes                 chan Change
 	// events and errors are fsw's; a test may stand in for them.
 	events <-chan fsnotify.Event
 	errors <-chan error
