@@ -107,7 +107,7 @@ func Build(ctx context.Context, dir string, fns []samtemplate.Function, debug st
 func makeBuild(ctx context.Context, fn samtemplate.Function, artifacts string, env []string, out *bytes.Buffer) error {
 	makefile := filepath.Join(fn.MakefileDir, "Makefile")
 	if _, err := os.Stat(makefile); err != nil {
-		return fmt.Errorf("Makefile not found at %s (BuildMethod makefile)", makefile)
+		return fmt.Errorf("no Makefile at %s (BuildMethod makefile)", makefile)
 	}
 	args := []string{"--no-print-directory", "-s", "--makefile", makefile, "build-" + fn.ID, "GOOS=" + runtime.GOOS, "GOARCH=" + runtime.GOARCH}
 	cmd := exec.Command("make", args...)
