@@ -300,14 +300,16 @@ done
 	}
 }
 
-// make run, invoke, start-api and start-lambda build before the tool starts,
-// and go build prints the repository's file names as they are: a branch
-// that names a file with ESC ]52 (write the clipboard) or a CSI sequence
-// would have the reviewer's terminal obey it. Those builds reach the
-// terminal through bin/escape (trace.Escape's rule). A stand-in go prints
-// what go build prints for such a file and fails; every other go command
-// it is handed is either the real one (bin/escape's build, go env) or a
-// pretended success (the tools' own builds, which never run here).
+// make run builds before the tool starts, and samlocal (make invoke,
+// start-api and start-lambda) builds the functions with make, and go build
+// prints the repository's file names as they are: a branch that names a
+// file with ESC ]52 (write the clipboard) or a CSI sequence would have the
+// reviewer's terminal obey it. Those builds reach the terminal through
+// bin/escape or samlocal's own output (trace.Escape's rule). A stand-in go,
+// which make's GO=... hands samlocal's make too, prints what go build
+// prints for such a file and fails; every other go command it is handed is
+// either the real one (bin/escape's, samlocal's and bin/token's builds, go
+// env) or a pretended success (the tools' own builds, which never run here).
 func TestBuildsBeforeAToolArePrintedEscaped(t *testing.T) {
 	t.Parallel()
 	root, err := filepath.Abs("../..")
@@ -321,7 +323,7 @@ func TestBuildsBeforeAToolArePrintedEscaped(t *testing.T) {
 	stub := filepath.Join(t.TempDir(), "go")
 	script := `#!/bin/sh
 case "$*" in
-  env*|*./tools/cmd/escape*) exec "` + goBin + `" "$@" ;;
+  env*|*./tools/cmd/escape*|*./samlocal/cmd/samlocal*|*./tools/cmd/token*) exec "` + goBin + `" "$@" ;;
   *./functions/*|*./cmd/localapi*) printf 'functions/createplant/\033]52;c;ZXZpbA==\007\302\233m.go:1:1: expected package\n' >&2; exit 1 ;;
   *) exit 0 ;;
 esac
