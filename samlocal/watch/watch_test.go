@@ -53,8 +53,10 @@ func TestChanges(t *testing.T) {
 	if c := next(); len(c.Go) != 1 || c.Go[0] != "internal/httpapi/errors.go" || c.Template || c.EnvFile {
 		t.Errorf("ten saves of one file: %+v, want one Go change", c)
 	}
+	// A machine under load can deliver the burst's last events after the
+	// quiet period: they may join the next change, and nothing else may.
 	write(t, filepath.Join(root, "template.yaml"), "a: 2\n")
-	if c := next(); !c.Template || len(c.Go) != 0 {
+	if c := next(); !c.Template || len(c.Go) > 1 || len(c.Go) == 1 && c.Go[0] != "internal/httpapi/errors.go" {
 		t.Errorf("template: %+v", c)
 	}
 	write(t, filepath.Join(root, "events", "env.json"), `{"a":1}`)
