@@ -31,6 +31,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 )
 
 // Region is the local servers' region.
@@ -177,19 +178,35 @@ func findDynalite() (string, error) {
 // Client returns a DynamoDB client for s with the SDK's standard retryer,
 // signing with s.Credentials.
 func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	opts := dynamodb.Options{Region: Region, BaseEndpoint: aws.String(s.URL), Credentials: s.credentials(), HTTPClient: s.httpClient()}
+	return dynamodb.New(opts, optFns...)
+}
+
+// Streams returns a DynamoDB Streams client for s, as Client. moto serves
+// the streams on the tables' endpoint, and routes a request there by the
+// service of its signature's scope, dynamodb, which is the SDK's signing
+// name for DynamoDB Streams (service/dynamodbstreams, endpoints.go); it
+// takes an unsigned request for S3's.
+func (s *Server) Streams(optFns ...func(*dynamodbstreams.Options)) *dynamodbstreams.Client {
+	opts := dynamodbstreams.Options{Region: Region, BaseEndpoint: aws.String(s.URL), Credentials: s.credentials(), HTTPClient: s.httpClient()}
+	return dynamodbstreams.New(opts, optFns...)
+}
+
+func (s *Server) credentials() aws.CredentialsProvider {
 	creds := s.Credentials
 	if creds.AccessKeyID == "" { // a Server made by hand
 		creds = aws.Credentials{AccessKeyID: "unchecked", SecretAccessKey: "unchecked"}
 	}
-	opts := dynamodb.Options{
-		Region:       Region,
-		BaseEndpoint: aws.String(s.URL),
-		Credentials:  credentials.StaticCredentialsProvider{Value: creds},
+	return credentials.StaticCredentialsProvider{Value: creds}
+}
+
+// httpClient is the SDK's, or for moto one that sends one request at a
+// time; nil leaves the SDK's default.
+func (s *Server) httpClient() aws.HTTPClient {
+	if s.serial == nil {
+		return nil
 	}
-	if s.serial != nil {
-		opts.HTTPClient = serialClient{mu: s.serial, next: awshttp.NewBuildableClient()}
-	}
-	return dynamodb.New(opts, optFns...)
+	return serialClient{mu: s.serial, next: awshttp.NewBuildableClient()}
 }
 
 type serialClient struct {
@@ -236,13 +253,22 @@ func CreateTable(ctx context.Context, c *dynamodb.Client, in *dynamodb.CreateTab
 }
 
 // Local is the DynamoDB that samlocal gives the functions whose
-// environment names a table of the template: a dynalite that keeps its
-// data in Dir, with every table of the template (Tables) and the items of
-// the project's seed file (Seed), started on first need and shared. Such a
-// function gets AWS_ENDPOINT_URL_DYNAMODB pointing at it, unless the env
-// file or the shell names an endpoint (then it keeps that, and the shell's
-// credentials, as under SAM), and signs with the dynalite's credentials in
+// environment names a table of the template, and the stream poller
+// (samlocal/streams): a dynalite that keeps its data in Dir, with every
+// table of the template (Tables) and the items of the project's seed file
+// (Seed), started on first need and shared. Such a function gets
+// AWS_ENDPOINT_URL_DYNAMODB pointing at it, unless the env file or the
+// shell names an endpoint (then it keeps that, and the shell's
+// credentials, as under SAM), and signs with the emulator's credentials in
 // place of the shell's (its front answers no others). Call Stop when done.
+//
+// When a table has a StreamSpecification, the emulator is a moto_server
+// for every table instead, in memory: dynalite serves no stream (its
+// README lists "Implement DynamoDB Streams" under TODO, and its index.js
+// answers the DynamoDBStreams_20120810 operations UnknownOperationException),
+// moto serves them on the same endpoint as the tables. One emulator holds
+// every table, so that a function's TransactWriteItems across two tables
+// runs as it does on AWS. Log says which one runs, and why, in one line.
 //
 // Only one process can hold Dir (dynalite's LevelDB locks it): while
 // another run holds it (samlocal start-api in another terminal, then
@@ -272,43 +298,91 @@ func (l *Local) Names() []string {
 	return names
 }
 
-// Provide points env at the local dynalite when a value of env names one of
-// l's tables and AWS_ENDPOINT_URL_DYNAMODB is unset or empty in env.
+// Streamed lists the names of the tables with a stream.
+func (l *Local) Streamed() []string {
+	var names []string
+	for _, t := range l.Tables {
+		if t.StreamSpecification != nil {
+			names = append(names, aws.ToString(t.TableName))
+		}
+	}
+	return names
+}
+
+// Provide points env at the local emulator when a value of env names one
+// of l's tables and AWS_ENDPOINT_URL_DYNAMODB is unset or empty in env.
 func (l *Local) Provide(ctx context.Context, env map[string]string) error {
 	if env["AWS_ENDPOINT_URL_DYNAMODB"] != "" || !namesATable(env, l.Names()) {
 		return nil
 	}
+	srv, err := l.Start(ctx)
+	if err != nil {
+		return err
+	}
+	env["AWS_ENDPOINT_URL_DYNAMODB"] = srv.URL
+	env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"] = srv.Credentials.AccessKeyID, srv.Credentials.SecretAccessKey
+	delete(env, "AWS_SESSION_TOKEN")
+	return nil
+}
+
+// Start starts the emulator, unless it runs, and creates and seeds the
+// tables that are not there yet. A reloaded template that gives a table a
+// stream while a dynalite runs is an error: the emulator is chosen once,
+// at the first start.
+func (l *Local) Start(ctx context.Context) (*Server, error) {
+	streamed := l.Streamed()
 	if l.srv == nil {
-		if err := os.MkdirAll(l.Dir, 0o700); err != nil {
-			return err
-		}
-		path, where := l.Dir, "data in "+l.Dir
-		if pid := holder(l.Dir); pid != 0 {
-			path, where = "", fmt.Sprintf("data in memory: %s is held by process %d, another samlocal; stop it to keep this run's data there", l.Dir, pid)
-		}
-		srv, err := StartDynalite(path)
+		srv, err := l.start(streamed)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		l.srv = srv
-		fmt.Fprintf(l.Log, "dynalite on %s (%s; tables %s)\n", srv.URL, where, strings.Join(l.Names(), ", "))
+	}
+	if l.srv.Name == "dynalite" && len(streamed) > 0 {
+		return nil, fmt.Errorf("%s now has a StreamSpecification, and the dynalite that runs serves no streams: restart samlocal to serve the tables on moto_server", strings.Join(streamed, ", "))
 	}
 	if !l.ready {
 		client := l.srv.Client()
 		for _, t := range l.Tables {
 			if err := CreateTable(ctx, client, t); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if err := l.Seed.Put(ctx, client, l.Tables); err != nil {
-			return err
+			return nil, err
 		}
 		l.ready = true
 	}
-	env["AWS_ENDPOINT_URL_DYNAMODB"] = l.srv.URL
-	env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"] = l.srv.Credentials.AccessKeyID, l.srv.Credentials.SecretAccessKey
-	delete(env, "AWS_SESSION_TOKEN")
-	return nil
+	return l.srv, nil
+}
+
+// start starts moto_server when a table has a stream (streamed names
+// them), else dynalite, and says so on l.Log.
+func (l *Local) start(streamed []string) (*Server, error) {
+	if len(streamed) > 0 {
+		srv, err := StartMoto()
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, fmt.Errorf("%s has a StreamSpecification: samlocal serves streams on moto_server, which is not installed (pip install 'moto[server]'); dynalite has no streams", strings.Join(streamed, ", "))
+		}
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(l.Log, "DynamoDB on moto at %s: it serves streams (%s), dynalite does not; its data lives in memory (tables %s)\n", srv.URL, strings.Join(streamed, ", "), strings.Join(l.Names(), ", "))
+		return srv, nil
+	}
+	if err := os.MkdirAll(l.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	path, where := l.Dir, "data in "+l.Dir
+	if pid := holder(l.Dir); pid != 0 {
+		path, where = "", fmt.Sprintf("data in memory: %s is held by process %d, another samlocal; stop it to keep this run's data there", l.Dir, pid)
+	}
+	srv, err := StartDynalite(path)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(l.Log, "dynalite on %s (%s; tables %s)\n", srv.URL, where, strings.Join(l.Names(), ", "))
+	return srv, nil
 }
 
 // namesATable says whether a value of env is one of names.
@@ -324,7 +398,7 @@ func namesATable(env map[string]string, names []string) bool {
 	return false
 }
 
-// Stop stops the dynalite, if one was started.
+// Stop stops the emulator, if one was started.
 func (l *Local) Stop() {
 	if l.srv != nil {
 		l.srv.Stop()
