@@ -119,7 +119,7 @@ func (m *mapping) deliver(ctx context.Context, s *shard, n int) time.Duration {
 		half := n / 2
 		s.queue = append([]int{half, n - half}, s.queue[1:]...)
 		wait := retryWait(s.attempts + 1)
-		m.line(s, n, status, took, d.detail, fmt.Sprintf("bisected: %d records, then %d, in %s", half, n-half, wait))
+		m.line(s, n, status, took, d.detail, fmt.Sprintf("bisected: %s, then %d, in %s", records(half), n-half, wait))
 		return wait
 	}
 	// A partial failure checkpoints before the first failed record and
@@ -143,7 +143,7 @@ func (m *mapping) deliver(ctx context.Context, s *shard, n int) time.Duration {
 	if limit := m.ev.MaximumRetryAttempts; limit >= 0 && s.attempts > limit {
 		s.consume(rest)
 		s.attempts = 0
-		m.line(s, n, status, took, detail, fmt.Sprintf("retries exhausted (MaximumRetryAttempts %d): %d records discarded; checkpoint %s", limit, rest, s.checkpoint))
+		m.line(s, n, status, took, detail, fmt.Sprintf("retries exhausted (MaximumRetryAttempts %d): %s discarded; checkpoint %s", limit, records(rest), s.checkpoint))
 		return 0
 	}
 	wait := retryWait(s.attempts)
@@ -151,6 +151,6 @@ func (m *mapping) deliver(ctx context.Context, s *shard, n int) time.Duration {
 	if limit := m.ev.MaximumRetryAttempts; limit >= 0 {
 		of = fmt.Sprintf("of %d", limit)
 	}
-	m.line(s, n, status, took, detail, fmt.Sprintf("retry %d %s with %d records from %s in %s", s.attempts, of, rest, s.buf[0].rec.Change.SequenceNumber, wait))
+	m.line(s, n, status, took, detail, fmt.Sprintf("retry %d %s with %s from %s in %s", s.attempts, of, records(rest), s.buf[0].rec.Change.SequenceNumber, wait))
 	return wait
 }

@@ -16,14 +16,14 @@ import (
 // outcome (cold or warm, the function's error), and what comes next (the
 // checkpoint, a retry, a discard):
 //
-//	14:03:05 stream ProductsTable → AuditFunction 3 records delivered 14ms | cold, init 3ms | checkpoint 1100000000017454423011
-//	14:03:06 stream ProductsTable → AuditFunction 3 records partial 2.1ms | warm; 1 of 3 failed, the first 1100000000017454423012 | retry 1 of 2 with 2 records from 1100000000017454423012 in 500ms
+//	14:56:42 stream ProductsTable → AuditFunction 2 records partial 14ms | warm; 1 of 2 failed, the first 1100000000017454423011 | retry 1 of 2 with 1 record from 1100000000017454423011 in 500ms
+//	14:56:44 stream ProductsTable → AuditFunction 1 record partial 0.73ms | warm; 1 of 1 failed, the first 1100000000017454423011 | retries exhausted (MaximumRetryAttempts 2): 1 record discarded; checkpoint 1100000000017454423011
 //
 // The function's error message and the table's items reach it, so it is
 // escaped whole (trace.Escape).
 func (m *mapping) line(s *shard, n int, status string, took time.Duration, detail, next string) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s stream %s → %s %d records %s", m.p.now().Format("15:04:05"), m.ev.TableName, m.ev.Function, n, status)
+	fmt.Fprintf(&b, "%s stream %s → %s %s %s", m.p.now().Format("15:04:05"), m.ev.TableName, m.ev.Function, records(n), status)
 	if took > 0 {
 		fmt.Fprintf(&b, " %s", ms(took))
 	}
@@ -36,6 +36,14 @@ func (m *mapping) line(s *shard, n int, status string, took time.Duration, detai
 }
 
 func escape(s string) string { return trace.Escape(s) }
+
+// records is "1 record", "2 records".
+func records(n int) string {
+	if n == 1 {
+		return "1 record"
+	}
+	return fmt.Sprintf("%d records", n)
+}
 
 // ms is d in milliseconds, as the request lines write it.
 func ms(d time.Duration) string {

@@ -313,7 +313,7 @@ func TestMaximumRecordAgeDiscardsOldRecords(t *testing.T) {
 	if want := batches(seqs("101"), seqs("102")); !slices.EqualFunc(r.fn.got(), want, slices.Equal) {
 		t.Errorf("batches %v, want %v", r.fn.got(), want)
 	}
-	if l := r.lines()[1]; l != "14:04:06 stream products → Audit 1 records discarded | older than MaximumRecordAgeInSeconds 60; checkpoint 101" {
+	if l := r.lines()[1]; l != "14:04:06 stream products → Audit 1 record discarded | older than MaximumRecordAgeInSeconds 60; checkpoint 101" {
 		t.Errorf("line: %s", l)
 	}
 }
