@@ -3,8 +3,8 @@
 // would run them: each function's environment resolved by SAM's rule from
 // an env-vars file (samtemplate.ResolveEnv), its timeout from the template,
 // and, where its environment names a table of the template, a dynalite
-// that holds every table of the template and keeps its data under DataDir
-// (dynamoemu.Local). A function that reports to CodeDeploy (a PreTraffic
+// that holds every table of the template and keeps its data under DataDir,
+// or a moto_server in memory when a table has a stream (dynamoemu.Local). A function that reports to CodeDeploy (a PreTraffic
 // hook) never gets the shell's credentials and reports to a local recorder
 // (codeDeploy), not to AWS. samlocal's commands start from it.
 package localfn
@@ -53,7 +53,7 @@ type Set struct {
 }
 
 // Prepare resolves the functions named (logical ids) and starts the local
-// dynalite and the CodeDeploy recorder when one of them needs it. Close
+// DynamoDB and the CodeDeploy recorder when one of them needs it. Close
 // stops them.
 func Prepare(ctx context.Context, cfg Config, functions []string) (*Set, error) {
 	tpl, err := cfg.Load()
@@ -85,7 +85,7 @@ func PrepareTemplate(ctx context.Context, tpl *samtemplate.Template, cfg Config,
 	return prepare(ctx, tpl, cfg, functions, local, &codeDeploy{log: cfg.Log})
 }
 
-// tables are the template's tables, as the local dynalite creates them.
+// tables are the template's tables, as the local DynamoDB creates them.
 func tables(tpl *samtemplate.Template) ([]*dynamodb.CreateTableInput, error) {
 	ts, err := tpl.Tables()
 	if err != nil {
@@ -104,7 +104,7 @@ func tables(tpl *samtemplate.Template) ([]*dynamodb.CreateTableInput, error) {
 
 // Reload prepares the functions again, from tpl and cfg as they are now
 // (an edited template or env file, new bootstraps), on the same local
-// dynalite and CodeDeploy recorder. Closing the old Set stops them: close
+// DynamoDB and CodeDeploy recorder. Closing the old Set stops them: close
 // the new one.
 func (s *Set) Reload(ctx context.Context, tpl *samtemplate.Template, cfg Config, functions []string) (*Set, error) {
 	return prepare(ctx, tpl, cfg, functions, s.local, s.deploy)
@@ -167,11 +167,17 @@ func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functio
 	return s, nil
 }
 
-// Close stops the local dynalite and the CodeDeploy recorder, if they were
+// Close stops the local DynamoDB and the CodeDeploy recorder, if they were
 // started.
 func (s *Set) Close() {
 	s.local.Stop()
 	s.deploy.stop()
+}
+
+// DynamoDB is the local emulator with the template's tables, started if it
+// is not running: the stream poller reads it (samlocal/streams).
+func (s *Set) DynamoDB(ctx context.Context) (*dynamoemu.Server, error) {
+	return s.local.Start(ctx)
 }
 
 // Names lists the logical IDs of the prepared functions, sorted.

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/plantstore/plantstore/samlocal/lambdaemu"
 	"github.com/plantstore/plantstore/samlocal/localfn"
 	"github.com/plantstore/plantstore/samlocal/samtemplate"
+	"github.com/plantstore/plantstore/samlocal/streams"
 	"github.com/plantstore/plantstore/samlocal/trace"
 )
 
@@ -74,11 +76,17 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	if err != nil {
 		return err
 	}
-	names, err := tool.Functions(tpl)
+	// The functions of the template's DynamoDB event sources run beside
+	// the tool's: the stream poller invokes them.
+	functions := withConsumers(tool.Functions, cfg.Functions)
+	names, err := functions(tpl)
 	if err != nil {
 		return err
 	}
 	if err := Notes(tpl, stderr); err != nil {
+		return err
+	}
+	if err := EventNotes(tpl, cfg.Functions, stderr); err != nil {
 		return err
 	}
 	if err := BuildFor(ctx, cfg, tpl, names, stderr); err != nil {
@@ -100,6 +108,9 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	if tool.Trace != nil {
 		output = tool.Trace.Logs(stderr) // escapes each line too
 	}
+	// One poller for the run: each generation hands it its functions, and
+	// it goes on where it was (streams.Poller.Serve).
+	poller := &streams.Poller{Out: stdout}
 	next := func(set *localfn.Set) (Generation, error) {
 		stopTrace := func() {}
 		if tool.Trace != nil {
@@ -109,7 +120,7 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 			}
 		}
 		fns := lambdaemu.NewFunctions(set.Specs, output)
-		fns.Observer = trace.Invocations{}
+		fns.Observer = streams.Observer(trace.Invocations{})
 		closeAll := func() { fns.Close(); stopTrace() }
 		if cfg.Eager {
 			if err := fns.StartAll(); err != nil {
@@ -122,6 +133,10 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 			closeAll()
 			return Generation{}, err
 		}
+		if err := servePoller(ctx, poller, set, fns, cfg.Functions); err != nil {
+			closeAll()
+			return Generation{}, err
+		}
 		return Generation{Handler: h, Close: closeAll}, nil
 	}
 	first, err := next(set)
@@ -130,8 +145,9 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	}
 	sw := NewSwapper(first)
 	defer sw.Close()
+	defer poller.Stop() // before the functions it invokes
 	if cfg.Watch {
-		r := &Reloader{Root: filepath.Dir(cfg.Template), Config: fnCfg, Functions: tool.Functions, Next: next, Out: stdout}
+		r := &Reloader{Root: filepath.Dir(cfg.Template), Config: fnCfg, Functions: functions, Next: next, Out: stdout}
 		reloaded, err := r.Start(ctx, sw, set)
 		if err != nil {
 			return err
@@ -202,6 +218,88 @@ func traceDynamoDB(rec *trace.Recorder, set *localfn.Set) (func(), error) {
 		set.Specs[fn] = spec
 	}
 	return stop, nil
+}
+
+// withConsumers is the tool's functions and those of the template's
+// DynamoDB event sources, or of those among only when start-lambda names
+// the functions it serves.
+func withConsumers(toolFunctions func(*samtemplate.Template) ([]string, error), only []string) func(*samtemplate.Template) ([]string, error) {
+	return func(tpl *samtemplate.Template) ([]string, error) {
+		names, err := toolFunctions(tpl)
+		if err != nil {
+			return nil, err
+		}
+		evs, _, err := streamEvents(tpl, only)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, samtemplate.StreamConsumers(evs)...)
+		return slices.Compact(slices.Sorted(slices.Values(names))), nil
+	}
+}
+
+// streamEvents are the template's DynamoDB event sources that the run
+// polls: of every Go function, or of those among only; the others are
+// said in notes.
+func streamEvents(tpl *samtemplate.Template, only []string) (evs []samtemplate.StreamEvent, notes []string, err error) {
+	fns, _, err := tpl.GoFunctions()
+	if err != nil {
+		return nil, nil, err
+	}
+	all, notes, err := tpl.StreamEvents(fns)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range all {
+		if len(only) > 0 && !slices.Contains(only, e.Function) {
+			notes = append(notes, fmt.Sprintf("%s: %s is not polled: start-lambda serves only %s", e.Function, e.Event, strings.Join(only, ", ")))
+			continue
+		}
+		evs = append(evs, e)
+	}
+	return evs, notes, nil
+}
+
+// servePoller hands the poller the generation's functions and the
+// template's DynamoDB event sources, on the local emulator's streams.
+func servePoller(ctx context.Context, poller *streams.Poller, set *localfn.Set, fns *lambdaemu.Functions, only []string) error {
+	evs, _, err := streamEvents(set.Template, only)
+	if err != nil {
+		return err
+	}
+	if len(evs) > 0 {
+		// The tables are made before their streams are read, those a
+		// reload adds too.
+		srv, err := set.DynamoDB(ctx)
+		if err != nil {
+			return err
+		}
+		// The emulator serves every generation: its client is taken
+		// once, before any mapping polls.
+		if poller.Streams == nil {
+			poller.Streams = srv.Streams()
+		}
+	}
+	poller.Serve(ctx, evs, fns)
+	return nil
+}
+
+// EventNotes prints, one line each, what the template's events hold that
+// samlocal does not serve (samtemplate.StreamEvents, EventNotes): the
+// event types nothing serves, the DynamoDB events left out and why.
+func EventNotes(tpl *samtemplate.Template, only []string, w io.Writer) error {
+	fns, _, err := tpl.GoFunctions()
+	if err != nil {
+		return err
+	}
+	_, notes, err := streamEvents(tpl, only)
+	if err != nil {
+		return err
+	}
+	for _, n := range append(notes, tpl.EventNotes(fns)...) {
+		fmt.Fprintf(trace.Escaper(w), "samlocal: %s\n", n)
+	}
+	return nil
 }
 
 // Notes prints, one line each, what the template holds that samlocal does
