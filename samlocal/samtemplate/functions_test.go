@@ -26,6 +26,7 @@ func TestGoFunctionsFollowSAM(t *testing.T) {
 	}
 	dir, _ := filepath.Abs("../testdata/shop")
 	want := []Function{
+		{ID: "AuditFunction", Type: "AWS::Serverless::Function", Runtime: "provided.al2023", Handler: "bootstrap", BuildMethod: "go1.x", CodeDir: filepath.Join(dir, "audit"), MakefileDir: filepath.Join(dir, "audit"), Executable: "bootstrap"},
 		{ID: "CategoryFunction", Type: "AWS::Serverless::Function", Runtime: "provided.al2023", Handler: "bootstrap", BuildMethod: "makefile", CodeDir: dir, MakefileDir: dir, Executable: "bootstrap"},
 		{ID: "ProductsFunction", Type: "AWS::Serverless::Function", Runtime: "provided.al2023", Handler: "bootstrap", BuildMethod: "go1.x", CodeDir: filepath.Join(dir, "products"), MakefileDir: filepath.Join(dir, "products"), Executable: "bootstrap"},
 	}
@@ -144,8 +145,8 @@ func TestEnvironmentResolvesAsSAMLocal(t *testing.T) {
 		t.Errorf("with --parameter-overrides Currency=USD, CURRENCY = %q", env["CURRENCY"])
 	}
 	tables, err := tpl.Tables()
-	if err != nil || len(tables) != 1 || tables[0].Name != "ProductsTable" {
-		t.Errorf("tables %+v, %v; want ProductsTable, named by its logical ID", tables, err)
+	if err != nil || len(tables) != 2 || tables[0].Name != "AuditTable" || tables[1].Name != "ProductsTable" {
+		t.Errorf("tables %+v, %v; want AuditTable and ProductsTable, named by their logical IDs", tables, err)
 	}
 }
 
