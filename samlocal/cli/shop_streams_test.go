@@ -22,7 +22,9 @@ import (
 // GET /audit (the seeded fern too: the mapping starts at TRIM_HORIZON); a
 // product named "poison" fails as a batch item failure, is sent again
 // twice (MaximumRetryAttempts: 2) and discarded, and the next product
-// comes through. Each batch is one line on stdout.
+// comes through. Each batch is one line on stdout. With --watch, a change
+// of the consumer's code is rebuilt and the poller goes on with the new
+// build where it was, sending nothing twice.
 func TestShopsStreamFeedsItsAuditTrail(t *testing.T) {
 	if _, err := exec.LookPath("moto_server"); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -31,7 +33,11 @@ func TestShopsStreamFeedsItsAuditTrail(t *testing.T) {
 		t.Skip(err)
 	}
 	t.Setenv("GOWORK", "off") // the shop is its own module
-	url, stdout, stderr := startShop(t, "start-api", "-p", "0", "-t", filepath.Join(shop, "template.yaml"), "--seed", filepath.Join(shop, "seed.json"),
+	dir := t.TempDir()        // a copy, which the test edits
+	if err := os.CopyFS(dir, os.DirFS(shop)); err != nil {
+		t.Fatal(err)
+	}
+	url, stdout, stderr := startShop(t, "start-api", "-p", "0", "--watch", "-t", filepath.Join(dir, "template.yaml"), "--seed", filepath.Join(dir, "seed.json"),
 		"--data-dir", filepath.Join(t.TempDir(), "dynamodb"), "--build-dir", filepath.Join(t.TempDir(), "build"))
 	if !strings.Contains(stderr.String(), "DynamoDB on moto at http://127.0.0.1:") || !strings.Contains(stderr.String(), "it serves streams (ProductsTable), dynalite does not; its data lives in memory (tables AuditTable, ProductsTable)") {
 		t.Errorf("no line at start that says the tables are on moto, and why:\n%s", stderr.String())
@@ -103,6 +109,30 @@ func TestShopsStreamFeedsItsAuditTrail(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q on stdout:\n%s", want, out)
 		}
+	}
+
+	// A reload: the consumer's new build takes the next change, and no
+	// change it was sent before comes again.
+	code := filepath.Join(dir, "audit", "main.go")
+	src, err := os.ReadFile(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(src), "Name: name,", `Name: name + " (v2)",`, 1)
+	if edited == string(src) {
+		t.Fatal("audit/main.go has no \"Name: name,\" to edit")
+	}
+	batches := strings.Count(stdout.String(), "stream ProductsTable → AuditFunction")
+	if err := os.WriteFile(code, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout.WaitFor(t, "; ready", 1)
+	post(`{"sku":"RUB-1","name":"Rubber plant","category":"ficus"}`)
+	if rub := trail("RUB-1", 1); rub[0].Name != "Rubber plant (v2)" {
+		t.Errorf("after the reload: %+v, want the new build's entry", rub)
+	}
+	if n := strings.Count(stdout.String(), "stream ProductsTable → AuditFunction") - batches; n != 1 {
+		t.Errorf("%d batches after the reload, want RUB-1's alone:\n%s", n, stdout.Tail())
 	}
 }
 
