@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,7 +38,7 @@ func TestShopsStreamFeedsItsAuditTrail(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS(shop)); err != nil {
 		t.Fatal(err)
 	}
-	url, stdout, stderr := startShop(t, "start-api", "-p", "0", "--watch", "-t", filepath.Join(dir, "template.yaml"), "--seed", filepath.Join(dir, "seed.json"),
+	url, stdout, stderr, stop := startShop(t, "start-api", "-p", "0", "--watch", "-t", filepath.Join(dir, "template.yaml"), "--seed", filepath.Join(dir, "seed.json"),
 		"--data-dir", filepath.Join(t.TempDir(), "dynamodb"), "--build-dir", filepath.Join(t.TempDir(), "build"))
 	if !strings.Contains(stderr.String(), "DynamoDB on moto at http://127.0.0.1:") || !strings.Contains(stderr.String(), "it serves streams (ProductsTable), dynalite does not; its data lives in memory (tables AuditTable, ProductsTable)") {
 		t.Errorf("no line at start that says the tables are on moto, and why:\n%s", stderr.String())
@@ -134,24 +135,32 @@ func TestShopsStreamFeedsItsAuditTrail(t *testing.T) {
 	if n := strings.Count(stdout.String(), "stream ProductsTable → AuditFunction") - batches; n != 1 {
 		t.Errorf("%d batches after the reload, want RUB-1's alone:\n%s", n, stdout.Tail())
 	}
+
+	// Ctrl-C: the poller, the functions and moto_server stop with it.
+	stopsItsProcesses(t, stop)
 }
 
-// startShop runs samlocal with args until the test ends, and returns the
-// URL it listens on and its output.
-func startShop(t *testing.T, args ...string) (url string, stdout, stderr *proctest.Output) {
+// startShop runs samlocal with args until stop or the end of the test
+// (its context ends, as on Ctrl-C), and returns the URL it listens on and
+// its output.
+func startShop(t *testing.T, args ...string) (url string, stdout, stderr *proctest.Output, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr = &proctest.Output{}, &proctest.Output{}
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, args, noEnv, stdout, stderr) }()
-	t.Cleanup(func() {
+	stop = sync.OnceFunc(func() {
 		cancel()
 		select {
-		case <-done:
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%s: %v", args[0], err)
+			}
 		case <-time.After(30 * time.Second): // a failure bound, not a measure
 			t.Error("the server did not stop within 30s")
 		}
 	})
+	t.Cleanup(stop)
 	bound := time.After(3 * time.Minute) // the builds; a failure bound, not a measure
 	for {
 		select {
@@ -164,7 +173,7 @@ func startShop(t *testing.T, args ...string) (url string, stdout, stderr *procte
 		for _, line := range strings.Split(stdout.String(), "\n") {
 			if _, rest, ok := strings.Cut(line, "listening on "); ok {
 				url, _, _ = strings.Cut(rest, " ")
-				return url, stdout, stderr
+				return url, stdout, stderr, stop
 			}
 		}
 	}
