@@ -135,7 +135,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	authorizer := map[string]any{}
-	if route.Authorized {
+	if route.Authorizer != nil {
 		var typ, msg string
 		span := trace.Begin(r.Context(), "authorizer")
 		var found authorization

@@ -20,6 +20,7 @@ func TestAnAuthorizerRunsAFunctionOfTheTemplate(t *testing.T) {
 Globals:
   Function:
     AutoPublishAlias: live
+    Runtime: provided.al2023
 Resources:
   Api:
     Type: AWS::Serverless::Api

@@ -33,6 +33,10 @@ type Template struct {
 	// Overrides are parameter values that replace the defaults, as SAM
 	// CLI's --parameter-overrides (ParseOverrides).
 	Overrides map[string]string
+
+	// order is the logical IDs of Resources as the document lists them
+	// (ResourceOrder).
+	order []string
 }
 
 // Load reads and parses the template at path.
@@ -71,7 +75,48 @@ func Parse(raw []byte) (*Template, error) {
 	if err := checkLogicalIDs(m); err != nil {
 		return nil, err
 	}
-	return &Template{Doc: m, Dir: "."}, nil
+	return &Template{Doc: m, Dir: ".", order: keysInOrder(doc.Content[0], "Resources")}, nil
+}
+
+// keysInOrder lists the keys of the map under key in a YAML mapping, in
+// the document's order.
+func keysInOrder(n *yaml.Node, key string) []string {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value != key {
+			continue
+		}
+		v := n.Content[i+1]
+		if v.Kind == yaml.AliasNode {
+			v = v.Alias
+		}
+		var keys []string
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			keys = append(keys, v.Content[j].Value)
+		}
+		return keys
+	}
+	return nil
+}
+
+// ResourceOrder lists the logical IDs of the resources in the template's
+// own order, which SAM CLI's providers follow (they iterate the resources
+// of the parsed template, a dict in document order): sorted for a Template
+// Parse did not read.
+func (t *Template) ResourceOrder() []string {
+	res := t.Map("Resources")
+	var ids []string
+	for _, id := range t.order {
+		if _, ok := res[id]; ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == len(res) {
+		return ids
+	}
+	return slices.Sorted(maps.Keys(res))
 }
 
 // LogicalIDRule is CloudFormation's and SAM's rule for a logical ID ("The
