@@ -111,13 +111,13 @@ func lambdaTool(cfg localserve.Config, _ func(string) (string, bool), _ io.Write
 	}
 }
 
-// apiTool serves the template's REST APIs as API Gateway would
-// (gateway), on one port, in front of their functions: a request goes to
-// the API with a route for it, and one that none routes to the first API,
-// which refuses it by its gateway responses.
+// apiTool serves every API of the template as API Gateway would
+// (gateway), on one port and one path space as sam local start-api serves
+// them, in front of the functions of their routes and authorizers; what it
+// does not serve of them is said at start (samtemplate.APIs' notes).
 func apiTool(cfg localserve.Config, lookupEnv func(string) (string, bool), stdout io.Writer) localserve.Tool {
-	// current is the newest generation's first gateway, whose gateway
-	// responses answer refused requests.
+	// current is the newest generation's gateway, which answers refused
+	// requests.
 	var current atomic.Pointer[gateway.Gateway]
 	// Every request is traced: one line each on stdout, and the page
 	// under /_samlocal/ with their steps and log lines.
@@ -127,71 +127,72 @@ func apiTool(cfg localserve.Config, lookupEnv func(string) (string, bool), stdou
 		Trace: rec,
 		Name:  "samlocal start-api",
 		Functions: func(tpl *samtemplate.Template) ([]string, error) {
-			apis, err := tpl.RestAPIs()
+			apis, _, err := tpl.APIs()
 			if err != nil {
 				return nil, err
 			}
-			if len(apis) == 0 {
-				return nil, fmt.Errorf("%s has no APIs connected to Go functions (Api events)", cfg.Template)
+			names := apiFunctions(apis)
+			if len(names) == 0 {
+				// samcli/commands/local/start_api/cli.py: NoApisDefined.
+				return nil, fmt.Errorf("%s does not have any APIs connected to Go functions (Api or HttpApi events, OpenAPI bodies or API Gateway resources whose integration is a Go function of the template)", cfg.Template)
 			}
-			var names []string
-			for _, api := range apis {
-				for _, r := range api.Routes {
-					names = append(names, r.Function)
-				}
-				if api.Authorizer != nil {
-					names = append(names, api.Authorizer.Function)
-				}
-			}
-			return slices.Compact(slices.Sorted(slices.Values(names))), nil
+			return names, nil
+		},
+		Notes: func(tpl *samtemplate.Template) []string {
+			_, notes, _ := tpl.APIs() // its error stopped Functions already
+			return notes
 		},
 		Front: func(set *localfn.Set, fns *lambdaemu.Functions, logger *slog.Logger) (http.Handler, error) {
-			apis, err := set.Template.RestAPIs()
+			apis, _, err := set.Template.APIs()
 			if err != nil {
 				return nil, err
 			}
-			var gws []*gateway.Gateway
-			for _, api := range apis {
-				gw, err := gateway.New(api, fns, time.Now, logger)
-				if err != nil {
-					return nil, err
-				}
-				if cfg.Debug != "" {
-					// A function stopped at a breakpoint is not a timed-out
-					// integration: no timeout while debugging (lambdaemu.Spec).
-					gw.IntegrationTimeout = 24 * time.Hour
-				}
-				gws = append(gws, gw)
+			gw, err := gateway.NewAll(apis, fns, time.Now, logger)
+			if err != nil {
+				return nil, err
 			}
-			current.Store(gws[0])
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for _, gw := range gws {
-					if gw.Serves(r) {
-						gw.ServeHTTP(w, r)
-						return
-					}
-				}
-				gws[0].ServeHTTP(w, r)
-			}), nil
+			if cfg.Debug != "" {
+				// A function stopped at a breakpoint is not a timed-out
+				// integration: no timeout while debugging (lambdaemu.Spec).
+				gw.IntegrationTimeout = 24 * time.Hour
+			}
+			current.Store(gw)
+			return gw, nil
 		},
 		Refuse: func(w http.ResponseWriter, _ string) { current.Load().Refuse(w) },
 		Describe: func(set *localfn.Set) string {
-			apis, _ := set.Template.RestAPIs() // read by Functions already
+			apis, _, _ := set.Template.APIs() // read by Functions already
 			var parts []string
-			for _, api := range apis {
-				parts = append(parts, fmt.Sprintf("%s (stage %s)", api.ID, api.Stage))
+			for _, a := range apis {
+				kind := ""
+				if a.HTTP {
+					kind = "HTTP API, "
+				}
+				parts = append(parts, fmt.Sprintf("%s (%sstage %s)", a.ID, kind, a.StageName()))
 			}
 			return fmt.Sprintf("%s from %s; no stage prefix in paths, as under sam local start-api", strings.Join(parts, ", "), cfg.Template)
 		},
 		Try: func(w io.Writer, url string, set *localfn.Set) error {
-			apis, _ := set.Template.RestAPIs()
+			apis, _, _ := set.Template.APIs()
 			explorer, err := newExplorer(lookupEnv)
 			if err != nil {
 				return err
 			}
 			rec.Explorer = explorer
+			// SAM CLI's "Mounting <function> at http://host:port<path>
+			// [<methods>]" lines (samcli/commands/local/lib/local_api_service.py
+			// _make_routing_list), one per route.
+			for _, a := range apis {
+				for _, r := range a.Routes {
+					target := r.Function
+					if target == "" {
+						target = "(not served)"
+					}
+					fmt.Fprintf(w, "Mounting %s at %s%s [%s] (%s)\n", target, url, r.Path, strings.Join(routeMethods(r), ", "), a.ID)
+				}
+			}
 			fmt.Fprintf(w, "Requests, each with its steps and log lines: %s (API explorer: %s)\n", rec.Link(url, "requests"), rec.Link(url, "explorer"))
-			route := apis[0].Routes[0]
+			route := tryRoute(apis)
 			auth := ""
 			if explorer.Token != "" {
 				fmt.Fprintf(w, "Token (from SAMLOCAL_TOKEN):\n%s\n", explorer.Token)
@@ -203,11 +204,72 @@ func apiTool(cfg localserve.Config, lookupEnv func(string) (string, bool), stdou
 					body = fmt.Sprintf(" -H 'Content-Type: application/json' -d '%s'", op.Example)
 				}
 			}
-			_, err = fmt.Fprintf(w, "Try:\ncurl -i -X %s %s%s%s%s\n", route.Method, url, route.Path, auth, body)
+			method, path := route.Method, route.Path
+			if method == "ANY" {
+				method = "GET"
+			}
+			if path == samtemplate.DefaultRoute {
+				path = "/"
+			}
+			_, err = fmt.Fprintf(w, "Try:\ncurl -i -X %s %s%s%s%s\n", method, url, path, auth, body)
 			return err
 		},
 		MaxHeaderBytes: gateway.MaxHeaderBytes, // net/http adds 4 KiB of slack; the gateway checks the exact quota
 	}
+}
+
+// apiFunctions are the Go functions the APIs run: their routes' and their
+// authorizers', sorted.
+func apiFunctions(apis []*samtemplate.API) []string {
+	var names []string
+	for _, a := range apis {
+		for _, r := range a.Routes {
+			if r.Function != "" {
+				names = append(names, r.Function)
+			}
+			if r.Authorizer != nil && r.Authorizer.Function != "" {
+				names = append(names, r.Authorizer.Function)
+			}
+		}
+	}
+	return slices.Compact(slices.Sorted(slices.Values(names)))
+}
+
+// routeMethods are the methods a route takes, ANY's spelled out.
+func routeMethods(r samtemplate.Route) []string {
+	if r.Method != "ANY" {
+		return []string{r.Method}
+	}
+	var out []string
+	for _, m := range samtemplate.AnyMethods() {
+		if r.Takes(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// tryRoute is the route the banner's curl line calls: the first served
+// one with a literal path, else the first served one.
+func tryRoute(apis []*samtemplate.API) samtemplate.Route {
+	var first *samtemplate.Route
+	for _, a := range apis {
+		for i, r := range a.Routes {
+			if r.Function == "" {
+				continue
+			}
+			if !strings.Contains(r.Path, "{") && r.Path != samtemplate.DefaultRoute {
+				return r
+			}
+			if first == nil {
+				first = &a.Routes[i]
+			}
+		}
+	}
+	if first != nil {
+		return *first
+	}
+	return apis[0].Routes[0]
 }
 
 // newExplorer is the explorer of the page: the operations of the OpenAPI

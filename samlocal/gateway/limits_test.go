@@ -129,7 +129,7 @@ func TestQuotas(t *testing.T) {
 			t.Errorf("createplant called %d times, want 2 (never with an event over 6 MB)", n)
 		}
 		// Without a template response, API Gateway's own: 413 Request Too Long.
-		g.api.Responses = nil
+		g.apis[0].Responses = nil
 		if rec := post(fits + 1); rec.Code != 413 || strings.TrimSpace(rec.Body.String()) != `{"message":"Request Too Long"}` {
 			t.Errorf("without gateway responses: %d %s, want 413 {\"message\":\"Request Too Long\"}", rec.Code, rec.Body)
 		}

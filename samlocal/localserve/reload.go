@@ -85,6 +85,7 @@ type Reloader struct {
 	Root      string                                        // the project's folder, which is watched
 	Config    localfn.Config                                // as the first Prepare had it; Template is the path to read again
 	Functions func(*samtemplate.Template) ([]string, error) // which functions the tool serves
+	Notes     func(*samtemplate.Template) []string          // what the tool does not serve of the template (Tool.Notes); nil for none
 	Next      func(*localfn.Set) (Generation, error)        // the handler on a newly prepared set
 	Out       io.Writer                                     // one line per reload
 }
@@ -134,6 +135,11 @@ func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *localfn.Set) (<-
 			return "", err
 		}
 		sw.Swap(g)
+		if r.Notes != nil && c.Template {
+			for _, n := range r.Notes(tpl) {
+				fmt.Fprintf(trace.Escaper(r.Out), "samlocal: %s\n", n)
+			}
+		}
 		return done, nil
 	})
 }

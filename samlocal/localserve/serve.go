@@ -36,6 +36,10 @@ type Tool struct {
 
 	// Functions are the functions of the template that the tool runs.
 	Functions func(*samtemplate.Template) ([]string, error)
+	// Notes, when set, are what the tool does not serve of the template
+	// beside its functions (start-api: the APIs' parts), said at start
+	// one line each as Notes says the functions'.
+	Notes func(*samtemplate.Template) []string
 	// Front is the handler in front of one generation's functions; the
 	// first and each reload get their own.
 	Front func(set *localfn.Set, fns *lambdaemu.Functions, logger *slog.Logger) (http.Handler, error)
@@ -88,6 +92,11 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	}
 	if err := EventNotes(tpl, cfg.Functions, stderr); err != nil {
 		return err
+	}
+	if tool.Notes != nil {
+		for _, n := range tool.Notes(tpl) {
+			fmt.Fprintf(trace.Escaper(stderr), "samlocal: %s\n", n)
+		}
 	}
 	if err := BuildFor(ctx, cfg, tpl, names, stderr); err != nil {
 		return err
@@ -147,7 +156,7 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	defer sw.Close()
 	defer poller.Stop() // before the functions it invokes
 	if cfg.Watch {
-		r := &Reloader{Root: filepath.Dir(cfg.Template), Config: fnCfg, Functions: functions, Next: next, Out: stdout}
+		r := &Reloader{Root: filepath.Dir(cfg.Template), Config: fnCfg, Functions: functions, Notes: tool.Notes, Next: next, Out: stdout}
 		reloaded, err := r.Start(ctx, sw, set)
 		if err != nil {
 			return err

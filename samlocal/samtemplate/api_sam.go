@@ -341,22 +341,22 @@ func (c *collector) lambdaAuthorizer(a *API, name string, props map[string]any) 
 			return nil, fmt.Errorf("%s: EnableSimpleResponses must be used with the 2.0 payload format version in Lambda Authorizer '%s'.", a.ID, name)
 		}
 	}
-	// The identity sources, in SAM CLI's order.
+	// The identity sources in the order the SAM translator writes them
+	// into the deployed API (samtranslator/model/apigateway.py and
+	// apigatewayv2.py _get_identity_source: headers, query strings, stage
+	// variables, context), which is the order of an HTTP API event's
+	// identitySource (SAM CLI puts query strings first).
 	p, q := "method.", ""
 	if a.HTTP {
 		p, q = "$", "$"
 	}
-	for _, s := range strs(identity["QueryStrings"]) {
-		az.IdentitySources = append(az.IdentitySources, p+"request.querystring."+s)
-	}
-	for _, s := range strs(identity["Headers"]) {
-		az.IdentitySources = append(az.IdentitySources, p+"request.header."+s)
-	}
-	for _, s := range strs(identity["Context"]) {
-		az.IdentitySources = append(az.IdentitySources, q+"context."+s)
-	}
-	for _, s := range strs(identity["StageVariables"]) {
-		az.IdentitySources = append(az.IdentitySources, q+"stageVariables."+s)
+	for _, k := range []struct{ prop, prefix string }{
+		{"Headers", p + "request.header."}, {"QueryStrings", p + "request.querystring."},
+		{"StageVariables", q + "stageVariables."}, {"Context", q + "context."},
+	} {
+		for _, s := range strs(identity[k.prop]) {
+			az.IdentitySources = append(az.IdentitySources, k.prefix+s)
+		}
 	}
 	return az, nil
 }

@@ -37,7 +37,8 @@ func (c *collector) document(a *API, body, uri any, bodyName, uriName string) (m
 			return m, bodyName, nil
 		}
 		// parse_aws_include_transform in reader.py.
-		loc, _ := tr["Parameters"].(map[string]any)["Location"].(string)
+		params, _ := tr["Parameters"].(map[string]any)
+		loc, _ := params["Location"].(string)
 		if tr["Name"] != "AWS::Include" || loc == "" {
 			c.note("%s: %s is a transform samlocal does not read (only AWS::Include of a local file); its routes are not served", a.ID, bodyName)
 			return nil, "", nil
@@ -84,7 +85,8 @@ func (c *collector) openAPI(a *API, doc map[string]any, where string) error {
 	case strings.HasPrefix(version, "2"):
 		schemes, _ = doc["securityDefinitions"].(map[string]any)
 	case strings.HasPrefix(version, "3"):
-		schemes, _ = doc["components"].(map[string]any)["securitySchemes"].(map[string]any)
+		components, _ := doc["components"].(map[string]any)
+		schemes, _ = components["securitySchemes"].(map[string]any)
 	default:
 		return fmt.Errorf("%s: %s: An invalid OpenApi version was detected: '%s', must be one of 2.x or 3.x", a.ID, where, version)
 	}
