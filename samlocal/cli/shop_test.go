@@ -3,9 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
 	"encoding/json"
 	"io"
+	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/plantstore/plantstore/samlocal/childproc"
 	"github.com/plantstore/plantstore/samlocal/dynamoemu"
@@ -26,10 +32,12 @@ func TestMain(m *testing.M) {
 }
 
 // shop is a Go SAM project nobody here wrote the tools for: its own module,
-// a BuildMethod go1.x function and a makefile one, a table keyed by a
+// BuildMethod go1.x functions and a makefile one, a table keyed by a
 // string with a global secondary index that the functions' environment
-// names by !Ref, the implicit REST API, and a Python function samlocal
-// does not serve.
+// names by !Ref, the implicit REST API with a path parameter and a greedy
+// route, an admin REST API behind a Go Lambda REQUEST authorizer, an HTTP
+// API behind a JWT authorizer, and a Python function samlocal does not
+// serve.
 const shop = "../testdata/shop"
 
 // The shop is served by samlocal invoke, start-lambda and start-api from
@@ -90,7 +98,8 @@ func TestServesAProjectNobodyHereWrote(t *testing.T) {
 	})
 
 	t.Run("start-api", func(t *testing.T) {
-		url := serveShop(t, append([]string{"start-api", "-p", "0"}, common...))
+		issuer := newIssuer(t)
+		url := serveShop(t, append([]string{"start-api", "-p", "0", "--parameter-overrides", "IssuerUrl=" + issuer.url}, common...))
 		resp, err := http.Post(url+"/products", "application/json", strings.NewReader(`{"sku":"ASP-1","name":"Asparagus fern","category":"ferns"}`))
 		if err != nil {
 			t.Fatal(err)
@@ -99,21 +108,92 @@ func TestServesAProjectNobodyHereWrote(t *testing.T) {
 		if resp.StatusCode != 201 {
 			t.Errorf("POST /products: %d", resp.StatusCode)
 		}
-		for path, want := range map[string]string{
-			"/categories?category=ferns": `{"skus":["ASP-1","FERN-1"]}`,
-			"/products?sku=ASP-1":        `{"sku":"ASP-1","name":"Asparagus fern","category":"ferns","currency":"EUR"}`,
+		read := issuer.sign(t, map[string]any{"sub": "alice", "aud": "shop", "scope": "orders/read"})
+		for _, tc := range []struct {
+			path   string
+			header map[string]string
+			status int
+			want   string
+		}{
+			{"/categories?category=ferns", nil, 200, `{"skus":["ASP-1","FERN-1"]}`},
+			{"/products?sku=ASP-1", nil, 200, `{"sku":"ASP-1","name":"Asparagus fern","category":"ferns","currency":"EUR"}`},
+			// A path parameter, and a greedy route.
+			{"/products/FERN-1", nil, 200, `{"sku":"FERN-1","name":"Boston fern","category":"ferns","currency":"EUR"}`},
+			{"/categories/ferns/all", nil, 200, `{"skus":["ASP-1","FERN-1"]}`},
+			// The admin API's Go REQUEST authorizer: the key and the store
+			// are its identity; the store reaches the function.
+			{"/admin/products/FERN-1?store=main", map[string]string{"X-Shop-Key": "local-admin-key"}, 200,
+				`{"product":{"sku":"FERN-1","name":"Boston fern","category":"ferns","currency":"EUR"},"store":"main"}`},
+			{"/admin/products/FERN-1", map[string]string{"X-Shop-Key": "local-admin-key"}, 401, `{"message":"Unauthorized"}`},
+			{"/admin/products/FERN-1?store=main", map[string]string{"X-Shop-Key": "wrong"}, 401, `{"message":"Unauthorized"}`},
+			// The HTTP API's JWT authorizer, against the issuer's keys.
+			{"/orders/7", map[string]string{"Authorization": "Bearer " + read}, 200, `{"customer":"alice","order":"7"}`},
+			{"/orders/7", nil, 401, `{"message":"Unauthorized"}`},
+			{"/orders/7", map[string]string{"Authorization": "Bearer " + issuer.sign(t, map[string]any{"sub": "bob", "aud": "shop", "scope": "orders/write"})}, 403, `{"message":"Forbidden"}`},
+			{"/nothing", nil, 403, `{"message":"Missing Authentication Token"}`},
 		} {
-			resp, err := http.Get(url + path)
+			req, _ := http.NewRequest("GET", url+tc.path, nil)
+			for k, v := range tc.header {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode != 200 || string(body) != want {
-				t.Errorf("GET %s: %d %s, want 200 %s", path, resp.StatusCode, body, want)
+			if resp.StatusCode != tc.status || string(body) != tc.want {
+				t.Errorf("GET %s %v: %d %s, want %d %s", tc.path, tc.header, resp.StatusCode, body, tc.status, tc.want)
 			}
 		}
 	})
+}
+
+// issuer is an OpenID identity provider on a loopback port: its discovery
+// document, its key set and the tokens it signs.
+type issuer struct {
+	url string
+	key *rsa.PrivateKey
+}
+
+func newIssuer(t *testing.T) *issuer {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iss := &issuer{key: key}
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	iss.url = srv.URL
+	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]string{"issuer": iss.url, "jwks_uri": iss.url + "/keys"})
+	})
+	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"keys": []any{map[string]string{
+			"kty": "RSA", "kid": "shop-1", "use": "sig", "alg": "RS256",
+			"n": base64.RawURLEncoding.EncodeToString(key.N.Bytes()),
+			"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(key.E)).Bytes()),
+		}}})
+	})
+	return iss
+}
+
+// sign signs claims, valid for an hour from now.
+func (iss *issuer) sign(t *testing.T, claims map[string]any) string {
+	t.Helper()
+	c := jwt.MapClaims{"iss": iss.url, "iat": time.Now().Add(-time.Minute).Unix(), "exp": time.Now().Add(time.Hour).Unix()}
+	for k, v := range claims {
+		c[k] = v
+	}
+	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, c)
+	tok.Header["kid"] = "shop-1"
+	s, err := tok.SignedString(iss.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func noEnv(string) (string, bool) { return "", false }

@@ -26,8 +26,10 @@ func TestGoFunctionsFollowSAM(t *testing.T) {
 	}
 	dir, _ := filepath.Abs("../testdata/shop")
 	want := []Function{
+		{ID: "AdminAuthorizerFunction", Type: "AWS::Serverless::Function", Runtime: "provided.al2023", Handler: "bootstrap", BuildMethod: "go1.x", CodeDir: filepath.Join(dir, "authorizer"), MakefileDir: filepath.Join(dir, "authorizer"), Executable: "bootstrap"},
 		{ID: "AuditFunction", Type: "AWS::Serverless::Function", Runtime: "provided.al2023", Handler: "bootstrap", BuildMethod: "go1.x", CodeDir: filepath.Join(dir, "audit"), MakefileDir: filepath.Join(dir, "audit"), Executable: "bootstrap"},
 		{ID: "CategoryFunction", Type: "AWS::Serverless::Function", Runtime: "provided.al2023", Handler: "bootstrap", BuildMethod: "makefile", CodeDir: dir, MakefileDir: dir, Executable: "bootstrap"},
+		{ID: "OrdersFunction", Type: "AWS::Serverless::Function", Runtime: "provided.al2023", Handler: "bootstrap", BuildMethod: "go1.x", CodeDir: filepath.Join(dir, "orders"), MakefileDir: filepath.Join(dir, "orders"), Executable: "bootstrap"},
 		{ID: "ProductsFunction", Type: "AWS::Serverless::Function", Runtime: "provided.al2023", Handler: "bootstrap", BuildMethod: "go1.x", CodeDir: filepath.Join(dir, "products"), MakefileDir: filepath.Join(dir, "products"), Executable: "bootstrap"},
 	}
 	if !slices.Equal(fns, want) {

@@ -1,11 +1,13 @@
 // Command categories lists the products of a category:
-// GET /categories?category=, a query of the table's ByCategory index.
+// GET /categories?category= or GET /categories/{category}/... (a greedy
+// route), a query of the table's ByCategory index.
 package main
 
 import (
 	"context"
 	"encoding/json"
 	"os"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
@@ -23,10 +25,14 @@ func main() {
 	}
 	db, table := dynamodb.NewFromConfig(cfg), os.Getenv("TABLE_NAME")
 	lambda.Start(func(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+		category := req.QueryStringParameters["category"]
+		if proxy, ok := req.PathParameters["proxy"]; ok {
+			category, _, _ = strings.Cut(proxy, "/")
+		}
 		out, err := db.Query(ctx, &dynamodb.QueryInput{
 			TableName: &table, IndexName: aws.String("ByCategory"),
 			KeyConditionExpression:    aws.String("category = :c"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":c": &types.AttributeValueMemberS{Value: req.QueryStringParameters["category"]}},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":c": &types.AttributeValueMemberS{Value: category}},
 		})
 		if err != nil {
 			return events.APIGatewayProxyResponse{}, err

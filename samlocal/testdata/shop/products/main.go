@@ -1,5 +1,6 @@
 // Command products stores and reads products: POST /products puts the
-// JSON body, GET /products?sku= reads one.
+// JSON body, GET /products?sku= and GET /products/{sku} read one (the
+// latter also behind the admin API's authorizer, whose store it names).
 package main
 
 import (
@@ -42,7 +43,11 @@ func main() {
 			}
 			return answer(http.StatusCreated, p), nil
 		}
-		key, _ := attributevalue.MarshalMap(map[string]string{"sku": req.QueryStringParameters["sku"]})
+		sku := req.QueryStringParameters["sku"]
+		if s, ok := req.PathParameters["sku"]; ok {
+			sku = s
+		}
+		key, _ := attributevalue.MarshalMap(map[string]string{"sku": sku})
 		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &table, Key: key, ConsistentRead: aws.Bool(true)})
 		if err != nil {
 			return events.APIGatewayProxyResponse{}, err
@@ -52,6 +57,9 @@ func main() {
 		}
 		var p product
 		_ = attributevalue.UnmarshalMap(out.Item, &p)
+		if store, ok := req.RequestContext.Authorizer["store"].(string); ok {
+			return answer(http.StatusOK, map[string]any{"product": p, "store": store}), nil
+		}
 		return answer(http.StatusOK, p), nil
 	})
 }
