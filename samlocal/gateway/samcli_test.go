@@ -84,7 +84,7 @@ const (
 )
 
 // serveTemplate serves raw's APIs with the fake functions.
-func serveTemplate(t *testing.T, raw string, answers map[string]func([]byte) ([]byte, bool, error)) (*Gateway, *lambdas) {
+func serveTemplate(t testing.TB, raw string, answers map[string]func([]byte) ([]byte, bool, error)) (*Gateway, *lambdas) {
 	t.Helper()
 	tpl, err := samtemplate.Parse([]byte(raw))
 	if err != nil {
