@@ -40,7 +40,7 @@ func TestInvokeNamesTheFunctions(t *testing.T) {
 	for _, args := range [][]string{{}, {"NoSuchFunction"}} {
 		var stdout, stderr bytes.Buffer
 		err := Run(context.Background(), append([]string{"invoke", "-t", shop + "/template.yaml", "--build-dir", t.TempDir()}, args...), noEnv, &stdout, &stderr)
-		if err == nil || !strings.Contains(err.Error(), "[AuditFunction CategoryFunction ProductsFunction]") {
+		if err == nil || !strings.Contains(err.Error(), "[AdminAuthorizerFunction AuditFunction CategoryFunction OrdersFunction ProductsFunction]") {
 			t.Errorf("invoke %v: %v, want the functions named", args, err)
 		}
 	}
