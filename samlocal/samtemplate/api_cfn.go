@@ -268,7 +268,7 @@ func (c *collector) cfnAuthorizer(id string, raw, props map[string]any, http boo
 		}
 		az.SimpleResponses, _ = props["EnableSimpleResponses"].(bool)
 		if az.SimpleResponses && az.PayloadVersion == "1.0" {
-			return fmt.Errorf("%s: EnableSimpleResponses must be used with the 2.0 payload format version in Lambda Authorizer '%s'.", api, id)
+			return fmt.Errorf("%s: EnableSimpleResponses must be used with the 2.0 payload format version in Lambda Authorizer '%s'", api, id)
 		}
 		az.IdentitySources = strs(props["IdentitySource"])
 	} else {
@@ -288,7 +288,7 @@ func (c *collector) cfnAuthorizer(id string, raw, props map[string]any, http boo
 	}
 	for _, s := range az.IdentitySources {
 		if !identitySourceRules[http].MatchString(s) {
-			return fmt.Errorf("Identity source '%s' for Lambda Authorizer '%s' is not a valid identity source, check the spelling/format.", s, id)
+			return fmt.Errorf("identity source '%s' for Lambda Authorizer '%s' is not a valid identity source, check the spelling/format", s, id)
 		}
 	}
 	a.Authorizers[id] = az
@@ -339,7 +339,7 @@ func routeKey(id string, v any) (method, path string, err error) {
 	}
 	fields := strings.Fields(key)
 	if len(fields) != 2 {
-		return "", "", fmt.Errorf("The AWS::ApiGatewayV2::Route %s does not have a correct route key %s", id, key)
+		return "", "", fmt.Errorf("the AWS::ApiGatewayV2::Route %s does not have a correct route key %s", id, key)
 	}
 	method = strings.ToUpper(fields[0])
 	if method == "X-AMAZON-APIGATEWAY-ANY-METHOD" {

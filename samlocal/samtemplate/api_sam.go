@@ -331,14 +331,14 @@ func (c *collector) lambdaAuthorizer(a *API, name string, props map[string]any) 
 		pv, isString := v.(string)
 		switch {
 		case present && !isString:
-			return nil, fmt.Errorf("%s: 'AuthorizerPayloadFormatVersion' must be of type string for Lambda Authorizer '%s'.", a.ID, name)
+			return nil, fmt.Errorf("%s: 'AuthorizerPayloadFormatVersion' must be of type string for Lambda Authorizer '%s'", a.ID, name)
 		case pv != "1.0" && pv != "2.0":
-			return nil, fmt.Errorf("%s: Lambda Authorizer '%s' must contain a valid 'AuthorizerPayloadFormatVersion' for HTTP APIs.", a.ID, name)
+			return nil, fmt.Errorf("%s: Lambda Authorizer '%s' must contain a valid 'AuthorizerPayloadFormatVersion' for HTTP APIs", a.ID, name)
 		}
 		az.PayloadVersion = pv
 		az.SimpleResponses, _ = props["EnableSimpleResponses"].(bool)
 		if az.SimpleResponses && pv == "1.0" {
-			return nil, fmt.Errorf("%s: EnableSimpleResponses must be used with the 2.0 payload format version in Lambda Authorizer '%s'.", a.ID, name)
+			return nil, fmt.Errorf("%s: EnableSimpleResponses must be used with the 2.0 payload format version in Lambda Authorizer '%s'", a.ID, name)
 		}
 	}
 	// The identity sources in the order the SAM translator writes them

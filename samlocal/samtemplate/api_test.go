@@ -359,12 +359,12 @@ Globals:
 	}
 	for _, tc := range []struct{ name, template, want string }{
 		{"TestUsingSimpleResponseWithV1HttpApi", httpAuth("            AuthorizerPayloadFormatVersion: '1.0'\n            EnableSimpleResponses: true\n"),
-			"EnableSimpleResponses must be used with the 2.0 payload format version in Lambda Authorizer 'RequestAuthorizerV2'."},
+			"EnableSimpleResponses must be used with the 2.0 payload format version in Lambda Authorizer 'RequestAuthorizerV2'"},
 		{"TestInvalidInvalidVersionHttpApi", httpAuth("            AuthorizerPayloadFormatVersion: '3.0'\n"),
-			"Lambda Authorizer 'RequestAuthorizerV2' must contain a valid 'AuthorizerPayloadFormatVersion' for HTTP APIs."},
-		{"unquoted Cors string", restCors(`"'*"`), `Cors Properties must be a quoted string (i.e. "'*'" is correct, but "*" is not).`},
+			"Lambda Authorizer 'RequestAuthorizerV2' must contain a valid 'AuthorizerPayloadFormatVersion' for HTTP APIs"},
+		{"unquoted Cors string", restCors(`"'*"`), `Cors Properties must be a quoted string (i.e. "'*'" is correct, but "*" is not)`},
 		{"unquoted Cors property", restCors("{AllowOrigin: '*'}"), `AllowOrigin must be a quoted string`},
-		{"bad CORS method", restCors(`{AllowMethods: "'GET,FETCH'"}`), "The method FETCH is not a valid CORS method"},
+		{"bad CORS method", restCors(`{AllowMethods: "'GET,FETCH'"}`), "the method FETCH is not a valid CORS method"},
 		{"TestInvalidSwaggerTemplateInvalidIdentitySources", goGlobals + `
 Resources:
   Fn:
@@ -385,7 +385,7 @@ Resources:
                 type: request
                 identitySource: a.b.c.d.e
                 authorizerUri: !Sub arn:aws:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${Fn.Arn}/invocations
-`, "Identity source 'a.b.c.d.e' for Lambda Authorizer 'Authorizer' is not a valid identity source, check the spelling/format."},
+`, "identity source 'a.b.c.d.e' for Lambda Authorizer 'Authorizer' is not a valid identity source, check the spelling/format"},
 		{"RestApiId not a Ref", goGlobals + `
 Resources:
   Fn:

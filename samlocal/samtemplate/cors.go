@@ -20,7 +20,7 @@ func restCors(v any, c *collector, api string) (*Cors, error) {
 			return nil, nil
 		}
 		if !strings.HasPrefix(x, "'") || !strings.HasSuffix(x, "'") {
-			return nil, fmt.Errorf(`%s: Cors Properties must be a quoted string (i.e. "'*'" is correct, but "*" is not).`, api)
+			return nil, fmt.Errorf(`%s: Cors Properties must be a quoted string (i.e. "'*'" is correct, but "*" is not)`, api)
 		}
 		return &Cors{AllowOrigin: strings.Trim(x, "'"), AllowMethods: strings.Join(sortedAny(), ",")}, nil
 	case map[string]any:
@@ -44,7 +44,7 @@ func corsFromMap(m map[string]any, c *collector, api string) (*Cors, error) {
 			return "", nil
 		}
 		if !strings.HasPrefix(s, "'") || !strings.HasSuffix(s, "'") {
-			return "", fmt.Errorf(`%s: %s must be a quoted string (i.e. "'value'" is correct, but "value" is not).`, api, name)
+			return "", fmt.Errorf(`%s: %s must be a quoted string (i.e. "'value'" is correct, but "value" is not)`, api, name)
 		}
 		return strings.Trim(s, "'"), nil
 	}
@@ -139,7 +139,7 @@ func normalizeMethods(methods []string, all bool) (string, error) {
 	for _, m := range methods {
 		m = strings.ToUpper(strings.TrimSpace(m))
 		if !slices.Contains(anyMethods, m) {
-			return "", fmt.Errorf("The method %s is not a valid CORS method", m)
+			return "", fmt.Errorf("the method %s is not a valid CORS method", m)
 		}
 		out = append(out, m)
 	}

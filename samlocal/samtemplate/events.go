@@ -163,7 +163,7 @@ func (t *Template) streamEvent(fn, name string, stream any, raw map[string]any, 
 		}
 	}
 	if stringify(props["Enabled"]) == "false" {
-		return e, nil, fmt.Errorf("Enabled is false, which pauses polling (the SAM specification's DynamoDB event)")
+		return e, nil, fmt.Errorf("the event's Enabled is false, which pauses polling (the SAM specification's DynamoDB event)")
 	}
 	switch pos := stringify(props["StartingPosition"]); pos {
 	case "TRIM_HORIZON", "LATEST":

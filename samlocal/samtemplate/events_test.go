@@ -159,7 +159,7 @@ func TestUnservedEventsAreSaid(t *testing.T) {
 		"Audit: event AtTimestamp (Type DynamoDB) is not served: StartingPosition AT_TIMESTAMP: DynamoDB streams take TRIM_HORIZON or LATEST",
 		"Audit: event Window (Type DynamoDB) is not served: TumblingWindowInSeconds is not served",
 		`Audit: event Suffix (Type DynamoDB) is not served: FilterCriteria.Filters[0]: eventName: operator "suffix" is not served`,
-		"Audit: event Paused (Type DynamoDB) is not served: Enabled is false, which pauses polling",
+		"Audit: event Paused (Type DynamoDB) is not served: the event's Enabled is false, which pauses polling",
 		"Audit: event Big (Type DynamoDB) is not served: BatchSize 20000: Lambda takes a whole number from 1 to 10000",
 		"KinesisMapping: AWS::Lambda::EventSourceMapping is not served: its EventSourceArn is no !GetAtt <Table>.StreamArn",
 		"Audit: event Queue (Type SQS) is not served: nothing of samlocal sends it; samlocal invoke Audit -e EVENT runs the function on one",

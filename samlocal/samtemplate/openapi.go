@@ -187,14 +187,14 @@ func (c *collector) openAPIRoute(a *API, path, key string, op map[string]any, wh
 // scopes, or "" for none ([] or [{}]).
 func securityName(sec []any) (string, []string, error) {
 	if len(sec) > 1 {
-		return "", nil, fmt.Errorf("There must only be a single authorizer defined for a single route, found '%d'", len(sec))
+		return "", nil, fmt.Errorf("there must only be a single authorizer defined for a single route, found '%d'", len(sec))
 	}
 	if len(sec) == 0 {
 		return "", nil, nil
 	}
 	m, _ := sec[0].(map[string]any)
 	if len(m) > 1 {
-		return "", nil, fmt.Errorf("There must only be a single authorizer defined for a single route, found '%d'", len(m))
+		return "", nil, fmt.Errorf("there must only be a single authorizer defined for a single route, found '%d'", len(m))
 	}
 	for name, scopes := range m {
 		return name, strs(scopes), nil
@@ -291,7 +291,7 @@ func (c *collector) openAPIAuthorizer(a *API, name string, props map[string]any)
 				continue
 			}
 			if !identitySourceRules[a.HTTP].MatchString(p) {
-				return nil, fmt.Errorf("Identity source '%s' for Lambda Authorizer '%s' is not a valid identity source, check the spelling/format.", p, name)
+				return nil, fmt.Errorf("identity source '%s' for Lambda Authorizer '%s' is not a valid identity source, check the spelling/format", p, name)
 			}
 			az.IdentitySources = append(az.IdentitySources, p)
 		}
