@@ -2,6 +2,7 @@ package samtemplate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -155,20 +156,35 @@ func (c *collector) cfnMethod(id string, raw, props map[string]any) error {
 	switch {
 	case method == "OPTIONS" && cors != nil && !strings.EqualFold(typ, "AWS_PROXY"):
 		r.Cors = cors // a preflight answered by the gateway (a MOCK)
-	case !strings.EqualFold(typ, "AWS_PROXY"):
-		r.Unserved = fmt.Sprintf("its integration type %q is not served (only Lambda proxy integrations are)", typ)
 	default:
-		name := functionNameOf(in["Uri"])
-		if name == "" {
-			r.Unserved = fmt.Sprintf("its Integration.Uri names no function (%v)", in["Uri"])
-		} else {
-			r.Function, r.Unserved = c.function(name)
-		}
+		c.proxyFunction(&r, typ, "Integration.Uri", in["Uri"])
 	}
-	switch at, _ := props["AuthorizationType"].(string); at {
-	case "AWS_IAM":
+	r.authorization(raw, props, "CUSTOM", "COGNITO_USER_POOLS")
+	c.addRoute(a, r)
+	return nil
+}
+
+// proxyFunction sets r's function from its integration: a Lambda proxy
+// integration (type typ) whose URI (the property field) names a function
+// of the template; anything else leaves r unserved, saying why.
+func (c *collector) proxyFunction(r *Route, typ, field string, uri any) {
+	if !strings.EqualFold(typ, "AWS_PROXY") {
+		r.Unserved = fmt.Sprintf("its integration type %q is not served (only Lambda proxy integrations are)", typ)
+	} else if name := functionNameOf(uri); name == "" {
+		r.Unserved = fmt.Sprintf("its %s names no function (%v)", field, uri)
+	} else {
+		r.Function, r.Unserved = c.function(name)
+	}
+}
+
+// authorization reads a method's or a route's AuthorizationType: IAM, an
+// authorizer of one of the types that name one (by AuthorizerId, a Ref or
+// a name), or none.
+func (r *Route) authorization(raw, props map[string]any, named ...string) {
+	switch at, _ := props["AuthorizationType"].(string); {
+	case at == "AWS_IAM":
 		r.authName = "AWS_IAM"
-	case "CUSTOM", "COGNITO_USER_POOLS":
+	case slices.Contains(named, at):
 		r.authName = RefTo(raw["AuthorizerId"])
 		if r.authName == "" {
 			r.authName, _ = props["AuthorizerId"].(string)
@@ -177,8 +193,6 @@ func (c *collector) cfnMethod(id string, raw, props map[string]any) error {
 	default:
 		r.noAuth = true
 	}
-	c.addRoute(a, r)
-	return nil
 }
 
 // resourcePath is the path of an AWS::ApiGateway::Resource: its PathPart
@@ -376,26 +390,10 @@ func (c *collector) cfnRoute(id string, raw, props map[string]any) error {
 		if v, ok := ip["PayloadFormatVersion"]; ok {
 			r.PayloadVersion = stringify(v)
 		}
-		if typ, _ := ip["IntegrationType"].(string); !strings.EqualFold(typ, "AWS_PROXY") {
-			r.Unserved = fmt.Sprintf("its integration type %q is not served (only Lambda proxy integrations are)", typ)
-		} else if name := functionNameOf(ip["IntegrationUri"]); name == "" {
-			r.Unserved = fmt.Sprintf("its IntegrationUri names no function (%v)", ip["IntegrationUri"])
-		} else {
-			r.Function, r.Unserved = c.function(name)
-		}
+		typ, _ := ip["IntegrationType"].(string)
+		c.proxyFunction(&r, typ, "IntegrationUri", ip["IntegrationUri"])
 	}
-	switch at, _ := props["AuthorizationType"].(string); at {
-	case "AWS_IAM":
-		r.authName = "AWS_IAM"
-	case "CUSTOM", "JWT":
-		r.authName = RefTo(raw["AuthorizerId"])
-		if r.authName == "" {
-			r.authName, _ = props["AuthorizerId"].(string)
-		}
-		r.Scopes = strs(props["AuthorizationScopes"])
-	default:
-		r.noAuth = true
-	}
+	r.authorization(raw, props, "CUSTOM", "JWT")
 	c.addRoute(a, r)
 	return nil
 }
