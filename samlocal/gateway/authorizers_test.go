@@ -170,7 +170,7 @@ func TestSAMCLIRestLambdaAuthorizers(t *testing.T) {
 				"AuthorizerFunction": tc.authorizer(fns), "HelloWorldFunction": passedBack,
 			})
 			tc.want.check(t, tc.call.do(g))
-			if tc.want.status == 401 && l.count("AuthorizerFunction") != 0 {
+			if tc.want.status == 401 && l.Count("AuthorizerFunction") != 0 {
 				t.Error("the authorizer ran for a request without its identity")
 			}
 		})
@@ -315,11 +315,11 @@ func TestSAMCLIHTTPLambdaAuthorizers(t *testing.T) {
 		}
 		// The answer is cached for ReauthorizeEvery per identity.
 		call{path: "/requestauthorizerv2?query=myquery", header: map[string]string{"header": "myheader"}}.do(g)
-		if n := l.count("AuthorizerFunction"); n != 1 {
+		if n := l.Count("AuthorizerFunction"); n != 1 {
 			t.Errorf("the authorizer ran %d times for one identity, want 1 (ReauthorizeEvery 300)", n)
 		}
 		call{path: "/requestauthorizerv2?query=other", header: map[string]string{"header": "myheader"}}.do(g)
-		if n := l.count("AuthorizerFunction"); n != 2 {
+		if n := l.Count("AuthorizerFunction"); n != 2 {
 			t.Errorf("the authorizer ran %d times for two identities, want 2", n)
 		}
 
@@ -416,10 +416,10 @@ func TestSAMCLISwaggerAuthorizers(t *testing.T) {
 		{"security: [] runs no authorizer", call{path: "/open"}, expect{status: 200}},
 	})
 	t.Run("the TOKEN answer is cached for 300 s by default", func(t *testing.T) {
-		before := l.count("AuthorizerFunction")
+		before := l.Count("AuthorizerFunction")
 		call{path: "/", header: valid}.do(g)
 		call{path: "/", header: valid}.do(g)
-		if n := l.count("AuthorizerFunction") - before; n > 1 {
+		if n := l.Count("AuthorizerFunction") - before; n > 1 {
 			t.Errorf("the authorizer ran %d times for one token", n)
 		}
 	})
@@ -558,7 +558,7 @@ func TestJWTAuthorizer(t *testing.T) {
 		if n := iss.fetches.Load(); n != 1 {
 			t.Errorf("the JWKS was fetched %d times, want once", n)
 		}
-		if n := l.count("Fn"); n == 0 {
+		if n := l.Count("Fn"); n == 0 {
 			t.Error("the function never ran")
 		}
 	})

@@ -173,8 +173,8 @@ func TestMalformedAnswers(t *testing.T) {
 	t.Run("a body that is neither text nor binary for the API", func(t *testing.T) {
 		t.Parallel()
 		g, l := serveTemplate(t, restTemplate, nil)
-		if rec := (call{method: "POST", path: "/echoeventbody", body: "\xff\xfe", header: map[string]string{"Content-Type": "text/plain"}}).do(g); rec.Code != 502 || l.count("EchoEventFunction") != 0 {
-			t.Errorf("%d, function ran %d times; want 502 without it (LAS _request_handler)", rec.Code, l.count("EchoEventFunction"))
+		if rec := (call{method: "POST", path: "/echoeventbody", body: "\xff\xfe", header: map[string]string{"Content-Type": "text/plain"}}).do(g); rec.Code != 502 || l.Count("EchoEventFunction") != 0 {
+			t.Errorf("%d, function ran %d times; want 502 without it (LAS _request_handler)", rec.Code, l.Count("EchoEventFunction"))
 		}
 	})
 	t.Run("a binary body of an HTTP API is base64", func(t *testing.T) {

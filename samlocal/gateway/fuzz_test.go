@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/samlocal/gateway/gatewaytest"
 )
 
 // A request is a client's data: whatever its method, path, headers and
@@ -36,7 +38,7 @@ func FuzzServeHTTP(f *testing.F) {
 	})
 }
 
-func newFuzzGateway(f *testing.F, template string) (*Gateway, *lambdas) {
+func newFuzzGateway(f *testing.F, template string) (*Gateway, *gatewaytest.Lambdas) {
 	f.Helper()
 	return serveTemplate(f, template, nil)
 }

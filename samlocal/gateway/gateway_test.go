@@ -3,80 +3,35 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/plantstore/plantstore/samlocal/gateway/gatewaytest"
 	"github.com/plantstore/plantstore/samlocal/samtemplate"
 )
 
 const templatePath = "testdata/template.yaml"
 
-// fakeLambdas answers each function with a func of the test and counts calls.
-type fakeLambdas struct {
-	mu     sync.Mutex
-	calls  map[string]int
-	events map[string][]byte // the last payload per function
-	answer map[string]func(payload []byte) ([]byte, bool, error)
-}
+// The fakes and the request of every gateway test (gatewaytest).
+type (
+	fakeLambdas = gatewaytest.Lambdas
+	clock       = gatewaytest.Clock
+	answer      = gatewaytest.Answer
+)
 
-func (f *fakeLambdas) Invoke(_ context.Context, fn string, payload []byte) ([]byte, bool, error) {
-	f.mu.Lock()
-	f.calls[fn]++
-	f.events[fn] = payload
-	answer := f.answer[fn]
-	f.mu.Unlock()
-	return answer(payload)
-}
+var (
+	allow, unauthorized, created = gatewaytest.Allow, gatewaytest.Unauthorized, gatewaytest.Created
+	policyAnswer                 = gatewaytest.PolicyAnswer
+	send                         = gatewaytest.Send
+)
 
-func (f *fakeLambdas) count(fn string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls[fn]
-}
-
-func allow(payload []byte) ([]byte, bool, error) {
-	var ev events.APIGatewayCustomAuthorizerRequest
-	_ = json.Unmarshal(payload, &ev)
-	return policyAnswer("Allow", strings.SplitN(ev.MethodArn, "/", 2)[0]+"/v1/*/*"), false, nil
-}
-
-func policyAnswer(effect, resource string) []byte {
-	b, _ := json.Marshal(map[string]any{
-		"principalId":    "client-1",
-		"policyDocument": map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{"Effect": effect, "Action": "execute-api:Invoke", "Resource": []string{resource}}}},
-		"context":        map[string]any{"sub": "client-1"},
-	})
-	return b
-}
-
-func unauthorized([]byte) ([]byte, bool, error) {
-	return []byte(`{"errorMessage":"Unauthorized","errorType":"errorString"}`), true, nil
-}
-
-func created([]byte) ([]byte, bool, error) {
-	return []byte(`{"statusCode":200,"multiValueHeaders":{"Content-Type":["application/json"]},"body":"{\"name\":\"x\"}"}`), false, nil
-}
-
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+const jwtLike = gatewaytest.JWTLike
 
 // newGateway serves template (template.yaml when "") with the fake functions.
 func newGateway(t *testing.T, template string, authorizer, createplant func([]byte) ([]byte, bool, error)) (*Gateway, *fakeLambdas, *clock) {
@@ -96,39 +51,13 @@ func newGateway(t *testing.T, template string, authorizer, createplant func([]by
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeLambdas{calls: map[string]int{}, events: map[string][]byte{}, answer: map[string]func([]byte) ([]byte, bool, error){
-		"AuthorizerFunction": authorizer, "CreatePlantFunction": createplant,
-	}}
-	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	g, err := New(api, f, c.now, slog.New(slog.DiscardHandler))
+	f := gatewaytest.NewLambdas(map[string]func([]byte) ([]byte, bool, error){"AuthorizerFunction": authorizer, "CreatePlantFunction": createplant})
+	c := gatewaytest.NewClock()
+	g, err := New(api, f, c.Now, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return g, f, c
-}
-
-const jwtLike = "Bearer aaa.bbb.ccc"
-
-type answer struct {
-	status int
-	header http.Header
-	Error  int32  `json:"error"`
-	Msg    string `json:"message"`
-	body   string
-}
-
-func send(g http.Handler, method, path, authorization string) answer {
-	req := httptest.NewRequest(method, path, strings.NewReader(`{"id":1,"name":"x"}`))
-	req.Header.Set("Content-Type", "application/json")
-	if authorization != "" {
-		req.Header.Set("Authorization", authorization)
-	}
-	rec := httptest.NewRecorder()
-	g.ServeHTTP(rec, req)
-	body, _ := io.ReadAll(rec.Body)
-	a := answer{status: rec.Code, header: rec.Header(), body: string(body)}
-	_ = json.Unmarshal(body, &a)
-	return a
 }
 
 func TestAuthorizerAnswersAreCachedPerToken(t *testing.T) {
@@ -137,16 +66,16 @@ func TestAuthorizerAnswersAreCachedPerToken(t *testing.T) {
 		t.Parallel()
 		g, f, c := newGateway(t, "", unauthorized, created)
 		for i := range 2 {
-			if a := send(g, "POST", "/plants", jwtLike); a.status != 401 || a.Error != 40100 || a.header.Get("WWW-Authenticate") != "Bearer" {
-				t.Errorf("request %d: %d %s, want 401/40100 with the template's headers", i, a.status, a.body)
+			if a := send(g, "POST", "/plants", jwtLike); a.Status != 401 || a.Error != 40100 || a.Header.Get("WWW-Authenticate") != "Bearer" {
+				t.Errorf("request %d: %d %s, want 401/40100 with the template's headers", i, a.Status, a.Body)
 			}
 		}
-		if n := f.count("AuthorizerFunction"); n != 1 {
+		if n := f.Count("AuthorizerFunction"); n != 1 {
 			t.Errorf("authorizer called %d times for one token, want 1 (the second answer from the cache)", n)
 		}
-		c.advance(301 * time.Second) // past ReauthorizeEvery
+		c.Advance(301 * time.Second) // past ReauthorizeEvery
 		send(g, "POST", "/plants", jwtLike)
-		if n := f.count("AuthorizerFunction"); n != 2 {
+		if n := f.Count("AuthorizerFunction"); n != 2 {
 			t.Errorf("authorizer called %d times after the TTL, want 2", n)
 		}
 	})
@@ -154,11 +83,11 @@ func TestAuthorizerAnswersAreCachedPerToken(t *testing.T) {
 		t.Parallel()
 		g, f, _ := newGateway(t, "", allow, created)
 		for i := range 3 {
-			if a := send(g, "POST", "/plants", jwtLike); a.status != 200 {
-				t.Errorf("request %d: %d %s", i, a.status, a.body)
+			if a := send(g, "POST", "/plants", jwtLike); a.Status != 200 {
+				t.Errorf("request %d: %d %s", i, a.Status, a.Body)
 			}
 		}
-		if a, c := f.count("AuthorizerFunction"), f.count("CreatePlantFunction"); a != 1 || c != 3 {
+		if a, c := f.Count("AuthorizerFunction"), f.Count("CreatePlantFunction"); a != 1 || c != 3 {
 			t.Errorf("authorizer %d, createplant %d calls; want 1 and 3", a, c)
 		}
 	})
@@ -168,11 +97,11 @@ func TestTheValidationExpressionSparesTheAuthorizer(t *testing.T) {
 	t.Parallel()
 	g, f, _ := newGateway(t, "", allow, created)
 	for _, h := range []string{"", "Bearer not-a-jwt", "Basic aaa.bbb.ccc", "Bearer aaa.bbb.ccc extra"} {
-		if a := send(g, "POST", "/plants", h); a.status != 401 || a.Error != 40100 {
-			t.Errorf("Authorization %q: %d %s, want 401/40100", h, a.status, a.body)
+		if a := send(g, "POST", "/plants", h); a.Status != 401 || a.Error != 40100 {
+			t.Errorf("Authorization %q: %d %s, want 401/40100", h, a.Status, a.Body)
 		}
 	}
-	if n := f.count("AuthorizerFunction"); n != 0 {
+	if n := f.Count("AuthorizerFunction"); n != 0 {
 		t.Errorf("authorizer called %d times for headers the expression refuses", n)
 	}
 }
@@ -198,12 +127,12 @@ func TestPolicyIsEvaluatedAgainstTheMethodARN(t *testing.T) {
 			answer := tc.answer
 			g, f, _ := newGateway(t, "", func([]byte) ([]byte, bool, error) { return answer, false, nil }, created)
 			a := send(g, "POST", "/plants", jwtLike)
-			if a.status != tc.status || a.Error != tc.code {
-				t.Errorf("%d %s, want %d (error %d)", a.status, a.body, tc.status, tc.code)
+			if a.Status != tc.status || a.Error != tc.code {
+				t.Errorf("%d %s, want %d (error %d)", a.Status, a.Body, tc.status, tc.code)
 			}
 			if tc.status == 200 {
 				var ev events.APIGatewayProxyRequest
-				if err := json.Unmarshal(f.events["CreatePlantFunction"], &ev); err != nil {
+				if err := json.Unmarshal(f.Event("CreatePlantFunction"), &ev); err != nil {
 					t.Fatal(err)
 				}
 				if ev.RequestContext.Authorizer["principalId"] != "client-1" || ev.RequestContext.Authorizer["sub"] != "client-1" {
@@ -222,22 +151,22 @@ func TestFailuresOfTheFunctions(t *testing.T) {
 	t.Run("authorizer crashes: AUTHORIZER_FAILURE", func(t *testing.T) {
 		t.Parallel()
 		g, _, _ := newGateway(t, "", crash, created)
-		if a := send(g, "POST", "/plants", jwtLike); a.status != 500 || a.Error != 50000 {
-			t.Errorf("%d %s, want 500/50000 (DEFAULT_5XX's body)", a.status, a.body)
+		if a := send(g, "POST", "/plants", jwtLike); a.Status != 500 || a.Error != 50000 {
+			t.Errorf("%d %s, want 500/50000 (DEFAULT_5XX's body)", a.Status, a.Body)
 		}
 	})
 	t.Run("createplant crashes: 502", func(t *testing.T) {
 		t.Parallel()
 		g, _, _ := newGateway(t, "", allow, crash)
-		if a := send(g, "POST", "/plants", jwtLike); a.status != 502 || a.Error != 50000 {
-			t.Errorf("%d %s, want 502 with DEFAULT_5XX's body", a.status, a.body)
+		if a := send(g, "POST", "/plants", jwtLike); a.Status != 502 || a.Error != 50000 {
+			t.Errorf("%d %s, want 502 with DEFAULT_5XX's body", a.Status, a.Body)
 		}
 	})
 	t.Run("createplant answers garbage: 502", func(t *testing.T) {
 		t.Parallel()
 		g, _, _ := newGateway(t, "", allow, func([]byte) ([]byte, bool, error) { return []byte(`{"statusCode":"x"}`), false, nil })
-		if a := send(g, "POST", "/plants", jwtLike); a.status != 502 {
-			t.Errorf("%d %s, want 502", a.status, a.body)
+		if a := send(g, "POST", "/plants", jwtLike); a.Status != 502 {
+			t.Errorf("%d %s, want 502", a.Status, a.Body)
 		}
 	})
 }
@@ -251,7 +180,7 @@ func TestTheProxyEvent(t *testing.T) {
 	req.Header.Add("X-Many", "b")
 	g.ServeHTTP(httptest.NewRecorder(), req)
 	var ev events.APIGatewayProxyRequest
-	if err := json.Unmarshal(f.events["CreatePlantFunction"], &ev); err != nil {
+	if err := json.Unmarshal(f.Event("CreatePlantFunction"), &ev); err != nil {
 		t.Fatal(err)
 	}
 	if ev.Resource != "/plants" || ev.Path != "/plants" || ev.HTTPMethod != "POST" || ev.Body != `{"id":1}` || ev.IsBase64Encoded ||
@@ -268,17 +197,17 @@ func TestStageThrottle(t *testing.T) {
 	statuses := map[int]int{}
 	for range 130 { // all at one instant of the frozen clock
 		a := send(g, "POST", "/plants", "Bearer nope")
-		statuses[a.status]++
-		if a.status == 429 && (a.Error != 42900 || a.header.Get("Retry-After") != "1") {
-			t.Errorf("429 answer %s %v, want 42900 with Retry-After", a.body, a.header)
+		statuses[a.Status]++
+		if a.Status == 429 && (a.Error != 42900 || a.Header.Get("Retry-After") != "1") {
+			t.Errorf("429 answer %s %v, want 42900 with Retry-After", a.Body, a.Header)
 		}
 	}
 	if statuses[401] != 100 || statuses[429] != 30 {
 		t.Errorf("statuses %v, want 100 let through (the burst) and 30 throttled", statuses)
 	}
-	c.advance(time.Second) // 50 tokens back
-	if a := send(g, "POST", "/plants", "Bearer nope"); a.status != 401 {
-		t.Errorf("after a second: %d, want the request let through", a.status)
+	c.Advance(time.Second) // 50 tokens back
+	if a := send(g, "POST", "/plants", "Bearer nope"); a.Status != 401 {
+		t.Errorf("after a second: %d, want the request let through", a.Status)
 	}
 }
 
@@ -300,18 +229,18 @@ func TestTheTemplateDecides(t *testing.T) {
 		t.Fatal("the replacements found nothing in template.yaml")
 	}
 	g, f, _ := newGateway(t, changed, unauthorized, created)
-	if a := send(g, "POST", "/plants", jwtLike); a.status != 404 || a.Msg != "changed in the template" {
-		t.Errorf("old route: %d %s, want the template's new 404 body", a.status, a.body)
+	if a := send(g, "POST", "/plants", jwtLike); a.Status != 404 || a.Msg != "changed in the template" {
+		t.Errorf("old route: %d %s, want the template's new 404 body", a.Status, a.Body)
 	}
 	for i := range 2 {
-		if a := send(g, "POST", "/flowers", jwtLike); a.status != 401 {
-			t.Errorf("new route, request %d: %d %s, want 401 from the authorizer", i, a.status, a.body)
+		if a := send(g, "POST", "/flowers", jwtLike); a.Status != 401 {
+			t.Errorf("new route, request %d: %d %s, want 401 from the authorizer", i, a.Status, a.Body)
 		}
 	}
-	if a := send(g, "POST", "/flowers", jwtLike); a.status != 429 {
-		t.Errorf("third request with burst 2: %d, want 429", a.status)
+	if a := send(g, "POST", "/flowers", jwtLike); a.Status != 429 {
+		t.Errorf("third request with burst 2: %d, want 429", a.Status)
 	}
-	if n := f.count("AuthorizerFunction"); n != 2 {
+	if n := f.Count("AuthorizerFunction"); n != 2 {
 		t.Errorf("authorizer called %d times with ReauthorizeEvery 0, want 2 (no cache)", n)
 	}
 }
@@ -332,17 +261,15 @@ func BenchmarkServeHTTP(b *testing.B) {
 		b.Fatal(err)
 	}
 	api.RateLimit = 0 // no throttle in the loop
-	f := &fakeLambdas{calls: map[string]int{}, events: map[string][]byte{}, answer: map[string]func([]byte) ([]byte, bool, error){
-		"AuthorizerFunction": allow, "CreatePlantFunction": created,
-	}}
+	f := gatewaytest.NewLambdas(map[string]func([]byte) ([]byte, bool, error){"AuthorizerFunction": allow, "CreatePlantFunction": created})
 	g, err := New(api, f, time.Now, slog.New(slog.DiscardHandler))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if a := send(g, "POST", "/plants", jwtLike); a.status != 200 {
-			b.Fatal(a.status)
+		if a := send(g, "POST", "/plants", jwtLike); a.Status != 200 {
+			b.Fatal(a.Status)
 		}
 	}
 }
@@ -382,14 +309,14 @@ func TestAnonymousClientsSpendTheStageBurst(t *testing.T) {
 	t.Parallel()
 	g, f, _ := newGateway(t, "", allow, created) // template: burst 100
 	for i := range 100 {
-		if a := send(g, "POST", "/plants", ""); a.status != 401 {
-			t.Fatalf("anonymous request %d: %d, want 401", i, a.status)
+		if a := send(g, "POST", "/plants", ""); a.Status != 401 {
+			t.Fatalf("anonymous request %d: %d, want 401", i, a.Status)
 		}
 	}
-	if a := send(g, "POST", "/plants", jwtLike); a.status != 429 || a.Error != 42900 {
-		t.Errorf("a valid caller after 100 anonymous requests: %d %s, want 429/42900", a.status, a.body)
+	if a := send(g, "POST", "/plants", jwtLike); a.Status != 429 || a.Error != 42900 {
+		t.Errorf("a valid caller after 100 anonymous requests: %d %s, want 429/42900", a.Status, a.Body)
 	}
-	if n := f.count("AuthorizerFunction"); n != 0 {
+	if n := f.Count("AuthorizerFunction"); n != 0 {
 		t.Errorf("the authorizer ran %d times for requests without a token", n)
 	}
 }

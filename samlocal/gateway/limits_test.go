@@ -53,7 +53,7 @@ func TestQuotas(t *testing.T) {
 				t.Errorf("Authorization %q: %d after reading %d body bytes, want 401 after none", authorization, rec.Code, body.n.Load())
 			}
 		}
-		if n := f.count("CreatePlantFunction"); n != 0 {
+		if n := f.Count("CreatePlantFunction"); n != 0 {
 			t.Errorf("createplant called %d times", n)
 		}
 	})
@@ -61,8 +61,8 @@ func TestQuotas(t *testing.T) {
 		t.Parallel()
 		g, f, _ := newGateway(t, "", allow, created)
 		huge := "Bearer " + strings.Repeat("a", 200<<10) + ".b.c"
-		if a := send(g, "POST", "/plants", huge); a.status != 431 || a.Error != 40000 {
-			t.Errorf("a 200 KB token: %d %s, want 431/40000", a.status, a.body)
+		if a := send(g, "POST", "/plants", huge); a.Status != 431 || a.Error != 40000 {
+			t.Errorf("a 200 KB token: %d %s, want 431/40000", a.Status, a.Body)
 		}
 		req := httptest.NewRequest("POST", "/plants", strings.NewReader(`{}`))
 		req.Header.Set("Authorization", jwtLike)
@@ -81,7 +81,7 @@ func TestQuotas(t *testing.T) {
 		if rec.Code != 431 {
 			t.Errorf("10241 bytes: %d, want 431", rec.Code)
 		}
-		if n := f.count("AuthorizerFunction"); n != 1 {
+		if n := f.Count("AuthorizerFunction"); n != 1 {
 			t.Errorf("authorizer called %d times, want 1 (never for an oversized request)", n)
 		}
 	})
@@ -95,7 +95,7 @@ func TestQuotas(t *testing.T) {
 		if rec.Code != 400 || !strings.Contains(rec.Body.String(), "40003") {
 			t.Errorf("10 MB + 1: %d %s, want the template's REQUEST_TOO_LARGE (400/40003)", rec.Code, rec.Body)
 		}
-		if n := f.count("CreatePlantFunction"); n != 0 {
+		if n := f.Count("CreatePlantFunction"); n != 0 {
 			t.Errorf("createplant called %d times", n)
 		}
 	})
@@ -114,10 +114,10 @@ func TestQuotas(t *testing.T) {
 		if rec := post(1000); rec.Code != 200 {
 			t.Fatalf("a 1000-byte body: %d", rec.Code)
 		}
-		overhead := len(f.events["CreatePlantFunction"]) - 1000
+		overhead := len(f.Event("CreatePlantFunction")) - 1000
 		fits := MaxInvokePayload - overhead
-		if rec := post(fits); rec.Code != 200 || len(f.events["CreatePlantFunction"]) != MaxInvokePayload {
-			t.Fatalf("an event of exactly %d bytes: %d after an event of %d bytes, want it invoked", MaxInvokePayload, rec.Code, len(f.events["CreatePlantFunction"]))
+		if rec := post(fits); rec.Code != 200 || len(f.Event("CreatePlantFunction")) != MaxInvokePayload {
+			t.Fatalf("an event of exactly %d bytes: %d after an event of %d bytes, want it invoked", MaxInvokePayload, rec.Code, len(f.Event("CreatePlantFunction")))
 		}
 		for _, n := range []int{fits + 1, 8 << 20, MaxPayload} {
 			rec := post(n)
@@ -125,7 +125,7 @@ func TestQuotas(t *testing.T) {
 				t.Errorf("a %d-byte body (event %d bytes): %d %s, want the template's REQUEST_TOO_LARGE (400/40003)", n, n+overhead, rec.Code, rec.Body)
 			}
 		}
-		if n := f.count("CreatePlantFunction"); n != 2 {
+		if n := f.Count("CreatePlantFunction"); n != 2 {
 			t.Errorf("createplant called %d times, want 2 (never with an event over 6 MB)", n)
 		}
 		// Without a template response, API Gateway's own: 413 Request Too Long.
@@ -139,8 +139,8 @@ func TestQuotas(t *testing.T) {
 		g, _, _ := newGateway(t, "", allow, created)
 		g.invoker = stuck{next: g.invoker}
 		g.IntegrationTimeout = 50 * time.Millisecond
-		if a := send(g, "POST", "/plants", jwtLike); a.status != 504 || a.Error != 50000 {
-			t.Errorf("a function that never answers: %d %s, want 504 with the DEFAULT_5XX body", a.status, a.body)
+		if a := send(g, "POST", "/plants", jwtLike); a.Status != 504 || a.Error != 50000 {
+			t.Errorf("a function that never answers: %d %s, want 504 with the DEFAULT_5XX body", a.Status, a.Body)
 		}
 	})
 	t.Run("slow body", func(t *testing.T) {

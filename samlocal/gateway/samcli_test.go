@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"log/slog"
@@ -9,10 +8,10 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/samlocal/gateway/gatewaytest"
 	"github.com/plantstore/plantstore/samlocal/samtemplate"
 )
 
@@ -24,31 +23,6 @@ import (
 // lambda_authorizers/app.py); the templates are the fixtures' shapes, cut
 // to the routes a case needs. Where samlocal answers otherwise, on
 // purpose, the case says so and why (API Gateway's documented behaviour).
-
-// lambdas answers each function by name, and echoes the event (SAM's
-// echo_event_handler) for a function it does not know.
-type lambdas struct {
-	mu     sync.Mutex
-	calls  map[string]int
-	answer map[string]func(payload []byte) ([]byte, bool, error)
-}
-
-func (l *lambdas) Invoke(_ context.Context, fn string, payload []byte) ([]byte, bool, error) {
-	l.mu.Lock()
-	l.calls[fn]++
-	f := l.answer[fn]
-	l.mu.Unlock()
-	if f == nil {
-		f = echoEvent
-	}
-	return f(payload)
-}
-
-func (l *lambdas) count(fn string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.calls[fn]
-}
 
 // returns is a function answering raw.
 func returns(raw string) func([]byte) ([]byte, bool, error) {
@@ -84,7 +58,9 @@ const (
 )
 
 // serveTemplate serves raw's APIs with the fake functions.
-func serveTemplate(t testing.TB, raw string, answers map[string]func([]byte) ([]byte, bool, error)) (*Gateway, *lambdas) {
+// A function the case names no answer for echoes the event (SAM's
+// echo_event_handler).
+func serveTemplate(t testing.TB, raw string, answers map[string]func([]byte) ([]byte, bool, error)) (*Gateway, *gatewaytest.Lambdas) {
 	t.Helper()
 	tpl, err := samtemplate.Parse([]byte(raw))
 	if err != nil {
@@ -94,7 +70,8 @@ func serveTemplate(t testing.TB, raw string, answers map[string]func([]byte) ([]
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &lambdas{calls: map[string]int{}, answer: answers}
+	l := gatewaytest.NewLambdas(answers)
+	l.Otherwise = echoEvent
 	g, err := NewAll(apis, l, func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -844,7 +821,7 @@ Resources:
 	runCases(t, g, cases)
 	t.Run("a preflight runs no function", func(t *testing.T) {
 		call{method: "OPTIONS", path: "/echobase64eventbody"}.do(g)
-		if n := l.count("RestFunction"); n != 0 {
+		if n := l.Count("RestFunction"); n != 0 {
 			t.Errorf("the function ran %d times for preflights", n)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantstore/plantstore/samlocal/gateway/gatewaytest"
 	"github.com/plantstore/plantstore/samlocal/samtemplate"
 )
 
@@ -47,12 +48,12 @@ func TestStrangersCannotTripTheReleaseAlarm(t *testing.T) {
 	// Requests 20 ms apart: 50 a second, inside the stage's throttle, so
 	// what is counted is what each request gets (a flood beyond the throttle
 	// starves everyone with 429s, which WAF's rate rule is for).
-	count5xx := func(g http.Handler, c *clock, requests func(func(method, path, auth string))) (n, total int) {
+	count5xx := func(g http.Handler, c *gatewaytest.Clock, requests func(func(method, path, auth string))) (n, total int) {
 		requests(func(method, path, auth string) {
-			c.advance(20 * time.Millisecond)
-			a := send(g, method, path, auth)
+			c.Advance(20 * time.Millisecond)
+			a := gatewaytest.Send(g, method, path, auth)
 			total++
-			if a.status >= 500 {
+			if a.Status >= 500 {
 				n++
 			}
 		})
@@ -65,13 +66,13 @@ func TestStrangersCannotTripTheReleaseAlarm(t *testing.T) {
 		for _, auth := range []string{"", "Bearer", "Basic dXNlcjpwYXNz", "Bearer a.b", "Bearer " + strings.Repeat("x", 12000)} {
 			do("POST", "/plants", auth)
 		}
-		do("GET", "/plants", jwtLike)
-		do("DELETE", "/plants", jwtLike)
-		do("POST", "/other", jwtLike)
+		do("GET", "/plants", gatewaytest.JWTLike)
+		do("DELETE", "/plants", gatewaytest.JWTLike)
+		do("POST", "/other", gatewaytest.JWTLike)
 		do("POST", "//plants", "")
 	}
 	// The authorizer refuses what strangers send, as the real one does.
-	g, _, c := newGateway(t, unauthorized, created)
+	g, _, c := newGateway(t, gatewaytest.Unauthorized, gatewaytest.Created)
 	if n, total := count5xx(g, c, junk); n != 0 {
 		t.Errorf("%d of %d requests without a valid token were answered 5xx: strangers could roll a release back", n, total)
 	}
@@ -83,21 +84,21 @@ func TestStrangersCannotTripTheReleaseAlarm(t *testing.T) {
 	}
 	g, _, c = newGateway(t, func(p []byte) ([]byte, bool, error) {
 		if strings.Contains(string(p), "junk") {
-			return unauthorized(p)
+			return gatewaytest.Unauthorized(p)
 		}
-		return allow(p)
+		return gatewaytest.Allow(p)
 	}, failing)
 	n, total := count5xx(g, c, func(do func(method, path, auth string)) {
 		junk(do)
 		for range int(threshold) {
-			do("POST", "/plants", jwtLike)
+			do("POST", "/plants", gatewaytest.JWTLike)
 		}
 	})
 	if float64(n) < threshold {
 		t.Errorf("a failing version's %v requests among %d gave %d 5xx: under the alarm's threshold %v", threshold, total, n, threshold)
 	}
 	// All of it within the alarm's one minute: 314 requests 20 ms apart.
-	if elapsed := c.now().Sub(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); elapsed > time.Minute {
+	if elapsed := c.Now().Sub(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); elapsed > time.Minute {
 		t.Fatalf("the requests spanned %v, more than the alarm's period", elapsed)
 	}
 }

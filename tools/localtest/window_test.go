@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/internal/auth"
+	"github.com/plantstore/plantstore/samlocal/gateway/gatewaytest"
 )
 
 // The longest an expired token is honoured on the deployed path: the
@@ -17,9 +18,9 @@ import (
 func TestAnExpiredTokenPassesForLessThan360Seconds(t *testing.T) {
 	t.Parallel()
 	secret := []byte("0123456789abcdef0123456789abcdef")
-	var c *clock
+	var c *gatewaytest.Clock
 	authorizer := func(payload []byte) ([]byte, bool, error) {
-		v, err := auth.NewVerifier(context.Background(), auth.Config{Issuer: "i", Audience: "a", HS256Secret: secret, Now: c.now})
+		v, err := auth.NewVerifier(context.Background(), auth.Config{Issuer: "i", Audience: "a", HS256Secret: secret, Now: c.Now})
 		if err != nil {
 			return nil, false, err
 		}
@@ -30,13 +31,13 @@ func TestAnExpiredTokenPassesForLessThan360Seconds(t *testing.T) {
 			return nil, false, err
 		}
 		if _, err := v.VerifyHeader(context.Background(), ev.AuthorizationToken); errors.Is(err, auth.ErrInvalidToken) {
-			return unauthorized(payload)
+			return gatewaytest.Unauthorized(payload)
 		}
-		return allow(payload)
+		return gatewaytest.Allow(payload)
 	}
-	g, f, c0 := newGateway(t, authorizer, created)
+	g, f, c0 := newGateway(t, authorizer, gatewaytest.Created)
 	c = c0
-	exp := c.now()
+	exp := c.Now()
 	tok, err := auth.NewHS256Token(secret, auth.TokenSpec{Issuer: "i", Audience: "a", Subject: "s", IssuedAt: exp.Add(-time.Hour), TTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
@@ -52,17 +53,17 @@ func TestAnExpiredTokenPassesForLessThan360Seconds(t *testing.T) {
 		{359 * time.Second, 401},                  // the cache has lapsed; verified again, refused
 	}
 	for _, s := range steps {
-		c.advance(exp.Add(s.at).Sub(c.now()))
-		if a := send(g, "POST", "/plants", bearer); a.status != s.want {
-			t.Errorf("%s after exp: %d %s, want %d", s.at, a.status, a.body, s.want)
+		c.Advance(exp.Add(s.at).Sub(c.Now()))
+		if a := gatewaytest.Send(g, "POST", "/plants", bearer); a.Status != s.want {
+			t.Errorf("%s after exp: %d %s, want %d", s.at, a.Status, a.Body, s.want)
 		}
 	}
-	if n := f.count("AuthorizerFunction"); n != 2 {
+	if n := f.Count("AuthorizerFunction"); n != 2 {
 		t.Errorf("authorizer called %d times, want 2 (once in the leeway, once after the cache lapsed)", n)
 	}
 	// A token first shown after the leeway is refused at once.
-	late, _ := auth.NewHS256Token(secret, auth.TokenSpec{Issuer: "i", Audience: "a", Subject: "t", IssuedAt: c.now().Add(-time.Hour - 61*time.Second), TTL: time.Hour})
-	if a := send(g, "POST", "/plants", "Bearer "+late); a.status != 401 {
-		t.Errorf("a token 61 s past exp: %d, want 401", a.status)
+	late, _ := auth.NewHS256Token(secret, auth.TokenSpec{Issuer: "i", Audience: "a", Subject: "t", IssuedAt: c.Now().Add(-time.Hour - 61*time.Second), TTL: time.Hour})
+	if a := gatewaytest.Send(g, "POST", "/plants", "Bearer "+late); a.Status != 401 {
+		t.Errorf("a token 61 s past exp: %d, want 401", a.Status)
 	}
 }
