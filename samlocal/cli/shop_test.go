@@ -22,7 +22,6 @@ import (
 
 	"github.com/plantstore/plantstore/samlocal/childproc"
 	"github.com/plantstore/plantstore/samlocal/dynamoemu"
-	"github.com/plantstore/plantstore/samlocal/proctest"
 )
 
 func TestMain(m *testing.M) {
@@ -218,35 +217,10 @@ func proxyAnswer(t *testing.T, raw []byte) events.APIGatewayProxyResponse {
 	return r
 }
 
-// serveShop runs a samlocal server until the test ends and returns its URL.
+// serveShop runs a samlocal server until the test ends and returns its URL
+// (startShop).
 func serveShop(t *testing.T, args []string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr proctest.Output
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, args, noEnv, &stdout, &stderr) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second): // a failure bound, not a measure
-			t.Error("the server did not stop within 30s")
-		}
-	})
-	bound := time.After(3 * time.Minute) // the builds; a failure bound, not a measure
-	for {
-		select {
-		case err := <-done:
-			t.Fatalf("%s ended: %v\n%s%s", args[0], err, stdout.String(), stderr.String())
-		case <-bound:
-			t.Fatalf("%s did not listen within 3 minutes:\n%s%s", args[0], stdout.String(), stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		for _, line := range strings.Split(stdout.String(), "\n") {
-			if _, rest, ok := strings.Cut(line, "listening on "); ok {
-				url, _, _ := strings.Cut(rest, " ")
-				return url
-			}
-		}
-	}
+	url, _, _, _ := startShop(t, args...)
+	return url
 }
