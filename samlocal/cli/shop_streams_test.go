@@ -33,7 +33,7 @@ func TestShopsStreamFeedsItsAuditTrail(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	t.Setenv("GOWORK", "off") // the shop is its own module
+	t.Parallel()
 	dir := t.TempDir()        // a copy, which the test edits
 	if err := os.CopyFS(dir, os.DirFS(shop)); err != nil {
 		t.Fatal(err)
