@@ -213,7 +213,7 @@ func TestRaceFreePackages(t *testing.T) {
 		"github.com/plantstore/plantstore/samlocal/lambdaemu", "github.com/plantstore/plantstore/internal/lambdatest",
 		"github.com/plantstore/plantstore/samlocal/dynamoemu", "github.com/plantstore/plantstore/internal/dynamotest",
 		"github.com/plantstore/plantstore/samlocal/childproc", "github.com/plantstore/plantstore/samlocal/devserver",
-		"github.com/plantstore/plantstore/samlocal/localfn", "github.com/plantstore/plantstore/tools/localserve",
+		"github.com/plantstore/plantstore/samlocal/localfn", "github.com/plantstore/plantstore/samlocal/localserve",
 		"github.com/plantstore/plantstore/samlocal/gateway"}
 	for _, pkg := range strings.Fields(m[1]) {
 		dir := filepath.Join("../..", pkg)
