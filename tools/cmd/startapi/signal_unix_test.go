@@ -34,19 +34,28 @@ func TestOneCtrlCEndsADebugSession(t *testing.T) {
 	defer cancel()
 	post(ctx, banner.URL, banner.Token, `{"id":7,"name":"Held"}`)
 	tool.Stderr.WaitFor(t, "API server listening at:", 1) // the debuggee waits for a debugger
-	family := proctest.Family(t, tool.Cmd.Process.Pid)
-	var dlvPID int
-	for _, p := range family {
-		if strings.HasPrefix(p.Command, "dlv") {
-			dlvPID = p.PID
+	// A loaded machine can list Delve before the debuggee it starts: look
+	// again until both are there, or the test's bound ends.
+	var family []proctest.Proc
+	for held := false; !held; {
+		family = proctest.Family(t, tool.Cmd.Process.Pid)
+		var dlvPID int
+		for _, p := range family {
+			if strings.HasPrefix(p.Command, "dlv") {
+				dlvPID = p.PID
+			}
 		}
-	}
-	held := false
-	for _, p := range family {
-		held = held || p.PPID == dlvPID && dlvPID != 0
-	}
-	if !held {
-		t.Fatalf("no debuggee under Delve among %v\n%s", family, tool.Stderr.Tail())
+		for _, p := range family {
+			held = held || p.PPID == dlvPID && dlvPID != 0
+		}
+		if held {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no debuggee under Delve among %v\n%s", family, tool.Stderr.Tail())
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 	tool.Signal(t, syscall.SIGINT)
 	ended(t, tool, "one Ctrl-C", family)
