@@ -372,8 +372,6 @@ func (c *collector) collect() error {
 			"AWS::ApiGateway::Authorizer", "AWS::ApiGateway::GatewayResponse", "AWS::ApiGateway::Deployment",
 			"AWS::ApiGatewayV2::Api", "AWS::ApiGatewayV2::Route", "AWS::ApiGatewayV2::Stage", "AWS::ApiGatewayV2::Authorizer":
 			err = c.cloudFormation(id, typ)
-		case "AWS::Serverless::Application", "AWS::CloudFormation::Stack":
-			c.note("%s: %s (a nested stack) is not served: its APIs and functions are not read", id, typ)
 		}
 		if err != nil {
 			return err

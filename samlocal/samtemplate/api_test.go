@@ -312,7 +312,6 @@ Resources:
 		`Api: GET /nofunction (DefinitionBody) is not served: it names "WhatFunction", which is no function of the template; it answers 502`,
 		"S3Api: DefinitionUri s3://bucket/openapi.yaml is in S3 and not served",
 		"Ws: a WebSocket API is not served",
-		"Child: AWS::Serverless::Application (a nested stack) is not served",
 	} {
 		if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, want) }) {
 			t.Errorf("no line %q among\n%s", want, strings.Join(notes, "\n"))

@@ -115,6 +115,13 @@ func (t *Template) AllFunctions() []string {
 // each what it does not serve of the template's functions (notes): a
 // function of another runtime, an image, inline or S3 code, layers.
 func (t *Template) GoFunctions() (fns []Function, notes []string, err error) {
+	// SAM CLI reads a nested stack from a local template
+	// (samcli/lib/providers/sam_stack_provider.py); samlocal reads one.
+	for _, typ := range []string{"AWS::Serverless::Application", "AWS::CloudFormation::Stack"} {
+		for _, id := range t.Resources(typ) {
+			notes = append(notes, fmt.Sprintf("%s: %s (a nested stack) is not served: its functions, APIs and tables are not read", id, typ))
+		}
+	}
 	for _, id := range t.AllFunctions() {
 		r := t.Map("Resources", id)
 		typ, _ := r["Type"].(string)

@@ -70,6 +70,9 @@ Resources:
   Legacy:
     Type: AWS::Lambda::Function
     Properties: {Runtime: go1.x, Handler: hello, Code: src/}
+  Child:
+    Type: AWS::Serverless::Application
+    Properties: {Location: ./child.yaml}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +84,7 @@ Resources:
 	if len(fns) != 1 || fns[0].ID != "Legacy" || fns[0].Executable != "hello" || fns[0].BuildMethod != "go1.x" || fns[0].CodeDir != "src" {
 		t.Errorf("served %+v, want Legacy alone, built by the Go modules builder into hello", fns)
 	}
-	for _, id := range []string{"Image", "Inline", "InS3", "Zip", "Java", "Odd"} {
+	for _, id := range []string{"Image", "Inline", "InS3", "Zip", "Java", "Odd", "Child"} {
 		if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, id+": ") && strings.Contains(n, "not served") }) {
 			t.Errorf("no note says %s is not served: %q", id, notes)
 		}
