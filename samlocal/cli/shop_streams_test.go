@@ -34,7 +34,7 @@ func TestShopsStreamFeedsItsAuditTrail(t *testing.T) {
 		t.Skip(err)
 	}
 	t.Parallel()
-	dir := t.TempDir()        // a copy, which the test edits
+	dir := t.TempDir() // a copy, which the test edits
 	if err := os.CopyFS(dir, os.DirFS(shop)); err != nil {
 		t.Fatal(err)
 	}
