@@ -22,7 +22,6 @@ const templatePath = "testdata/template.yaml"
 type (
 	fakeLambdas = gatewaytest.Lambdas
 	clock       = gatewaytest.Clock
-	answer      = gatewaytest.Answer
 )
 
 var (
