@@ -55,7 +55,7 @@ require (
 	github.com/oasdiff/yaml v0.1.1 // indirect
 	github.com/oasdiff/yaml3 v0.0.14 // indirect
 	golang.org/x/sys v0.47.0 // indirect
-	golang.org/x/text v0.14.0 // indirect
+	golang.org/x/text v0.41.0 // indirect; at what tools/preflight's OPA needs (repocheck), linked by no function: the bootstraps are byte-identical
 )
 
 require github.com/plantstore/plantstore/samlocal v0.0.0-00010101000000-000000000000

@@ -380,7 +380,9 @@ func matchPackages(pkgs []GoPackage, cwd string, gowork string, patterns []strin
 // runsChecks says whether a job is the checks job: a step of it runs
 // `bash .ci/run`.
 func runsChecks(j job) bool {
-	return slices.ContainsFunc(j.Steps, func(s step) bool { return shCalls(s.Run, "bash", ".ci/run") })
+	return slices.ContainsFunc(j.Steps, func(s step) bool {
+		return slices.ContainsFunc(topCalls(s.Run), func(a []string) bool { return len(a) >= 2 && a[0] == "bash" && a[1] == ".ci/run" })
+	})
 }
 
 // CheckGate runs ci.yml's checks job, as the comment above says, on a copy

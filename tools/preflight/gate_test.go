@@ -47,23 +47,23 @@ func TestChecksGate(t *testing.T) {
 func gateEdits() []guardEdit {
 	return []guardEdit{
 		{"GOFLAGS -skip in the checks step", "skip the slow Delve tests in CI; they pass locally anyway",
-			".github/workflows/ci.yml", replaceOnce("          CI: 'true'\n", "          CI: 'true'\n          GOFLAGS: -skip=TestDelve\n"), ruleChecksGate, runOnce},
+			".github/workflows/ci.yml", replaceOnce("          CI: 'true'\n", "          CI: 'true'\n          GOFLAGS: -skip=TestDelve\n"), "PS-CI-002", runOnce},
 		{"a package dropped from make test's list", "the bench tool's tests take minutes; make bench runs them",
-			"Makefile", replaceOnce("./tools/... | grep -vxF", "./tools/... | grep -v /tools/cmd/bench | grep -vxF"), ruleChecksGate, runOnce},
+			"Makefile", replaceOnce("./tools/... | grep -vxF", "./tools/... | grep -v /tools/cmd/bench | grep -vxF"), "PS-CI-002", runOnce},
 		{"GOFLAGS written to GITHUB_ENV by the pip step", "run the fast half of the tests on pull requests, the rest on main",
 			".github/workflows/ci.yml", replaceOnce("        run: python -m pip install -r .github/requirements.txt\n",
-				"        run: |\n          python -m pip install -r .github/requirements.txt\n          echo \"GOFLAGS=-run=Test[A-M]\" >> \"$GITHUB_ENV\"\n"), ruleChecksGate, runOnce},
+				"        run: |\n          python -m pip install -r .github/requirements.txt\n          echo \"GOFLAGS=-run=Test[A-M]\" >> \"$GITHUB_ENV\"\n"), "PS-CI-002", runOnce},
 		{"the Windows vet dropped from make lint", "nobody builds for Windows; the vet there only slows lint",
-			"Makefile", replaceOnce("\tGOOS=windows GOARCH=amd64 $(GO) vet ./... ./samlocal/... ./tools/...\n", ""), ruleChecksGate, runOnce},
+			"Makefile", replaceOnce("\tGOOS=windows GOARCH=amd64 $(GO) vet ./... ./samlocal/... ./tools/...\n", ""), "PS-CI-002", runOnce},
 		{"fuzz failures as warnings", "fuzz findings shouldn't block merges; we triage them weekly",
 			"Makefile", replaceOnce(`then echo "fuzz failed:$$failed (an input that fails is kept under the package's testdata/fuzz/)"; exit 1; fi`,
-				`then echo "::warning::fuzz failed:$$failed"; fi`), ruleChecksGate, failEachCheck},
+				`then echo "::warning::fuzz failed:$$failed"; fi`), "PS-CI-002", failEachCheck},
 		{"paths-ignore on pull requests", "docs-only pull requests don't need the full CI",
-			".github/workflows/ci.yml", replaceOnce("  pull_request:\n", "  pull_request:\n    paths-ignore: ['docs/**', '**.md']\n"), ruleChecksGate, filesOnly},
+			".github/workflows/ci.yml", replaceOnce("  pull_request:\n", "  pull_request:\n    paths-ignore: ['docs/**', '**.md']\n"), "PS-CI-002", filesOnly},
 		{"the checks' CI variable from a repository variable", "let us turn strict mode off from the settings when moto's site is down",
-			".github/workflows/ci.yml", replaceOnce("          CI: 'true'\n", "          CI: ${{ vars.STRICT_CI }}\n"), ruleChecksGate, filesOnly},
+			".github/workflows/ci.yml", replaceOnce("          CI: 'true'\n", "          CI: ${{ vars.STRICT_CI }}\n"), "PS-CI-002", filesOnly},
 		{"make preflight-accept in the deploy's build job", "deploys stall on snapshot diffs; accept them on main automatically",
-			".github/workflows/deploy.yml", replaceOnce("      - name: sam build\n", "      - name: accept the reviewed snapshot\n        run: make preflight-accept\n      - name: sam build\n"), ruleReviewerAccept, filesOnly},
+			".github/workflows/deploy.yml", replaceOnce("      - name: sam build\n", "      - name: accept the reviewed snapshot\n        run: make preflight-accept\n      - name: sam build\n"), "PS-CI-003", filesOnly},
 		{"tests shuffled (safe)", "run the tests in random order to shake out order dependence",
 			"Makefile", replaceOnce("\t$(TEST_ENV) $(GO) test -race -count=1", "\t$(TEST_ENV) $(GO) test -race -shuffle=on -count=1"), "", runOnce},
 	}
@@ -103,6 +103,9 @@ func TestGateRefusesEditsThatStopTheChecksGating(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return append(findings, gate...)
+		for _, f := range gate {
+			findings = append(findings, fromLegacy(f))
+		}
+		return findings
 	})
 }

@@ -1,13 +1,13 @@
 package preflight
 
 import (
-	"strings"
+	"context"
 	"testing"
 )
 
 // A guardEdit is an edit a teammate could plausibly make, with the motive
 // they would give. A dangerous one must be refused with exactly one finding,
-// of rule; a safe one (rule "") with none.
+// of the rule with ID rule; a safe one (rule "") with none.
 type guardEdit struct {
 	name, motive string
 	file         string // relative to the repository root
@@ -55,7 +55,7 @@ func checkGuardEdits(t *testing.T, edits []guardEdit, newCopy func(*testing.T) s
 				}
 			case tc.rule == "":
 				t.Logf("safe: %s", tc.motive)
-			case len(findings) != 1 || !strings.HasPrefix(findings[0].Rule, tc.rule+" ("):
+			case len(findings) != 1 || findings[0].ID != tc.rule:
 				t.Errorf("want one %s finding, got %d:", tc.rule, len(findings))
 				for _, f := range findings {
 					t.Error(f)
@@ -70,7 +70,7 @@ func checkGuardEdits(t *testing.T, edits []guardEdit, newCopy func(*testing.T) s
 // checkWorkflowsOf is CheckWorkflows as a check of checkGuardEdits.
 func checkWorkflowsOf(t *testing.T, dir string, _ guardEdit) []Finding {
 	t.Helper()
-	findings, err := CheckWorkflows(dir)
+	findings, err := Check(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,102 +48,6 @@ const (
 	srcGitHubEnv  = `zizmor github-env; ` + srcSecureUse + `, "Understanding the risk of script injections"`
 )
 
-// hostedLabelRe is a label of GitHub's standard hosted runners (GitHub docs,
-// "GitHub-hosted runners reference", "Standard GitHub-hosted runners").
-// Anything else names a self-hosted runner or a larger runner whose image
-// and network the organisation configures.
-var hostedLabelRe = regexp.MustCompile(`^(?:ubuntu-(?:latest|slim|\d\d\.\d\d(?:-arm)?)|windows-(?:latest|\d{4}|11-arm)|macos-(?:latest|\d+)(?:-intel|-large|-xlarge)?)$`)
-
-// runners: every job of a workflow that runs pull-request code or builds
-// what deploys names one GitHub-hosted label, literally or through a matrix
-// whose values are all such labels. A workflow only a schedule starts, with
-// no privileged job, runs main's code and ships nothing; it is left out.
-func (c *wfChecker) runners(w *workflow) {
-	if c.scheduleOnly(w) {
-		return
-	}
-	for _, name := range w.order {
-		j := w.Jobs[name]
-		if j.Uses != "" {
-			continue // a reusable workflow: its own jobs are checked where it is defined
-		}
-		k, n := yamlEntry(j.node, "runs-on")
-		where := w.where(j)
-		if k != nil {
-			where = fmt.Sprintf(".github/workflows/%s:%d job %s runs-on", w.file, k.Line, name)
-		}
-		fix := "run it on a GitHub-hosted label, e.g. `runs-on: ubuntu-24.04`"
-		labels := c.runnerLabels(j, n)
-		switch {
-		case slices.Contains(labels, "self-hosted"):
-			c.add(where, ruleSelfHostedRunner, srcSelfHosted, "job "+name+" runs on a self-hosted runner, where a pull request's code can stay for the next job", fix)
-		case slices.ContainsFunc(labels, func(l string) bool { return strings.Contains(l, "${{") }):
-			c.add(where, ruleSelfHostedRunner, srcSelfHosted, "runs-on is chosen at run time (`"+squeeze(strings.Join(labels, ", "), 60)+"`): it could select a self-hosted runner", fix+", or a matrix of such labels")
-		default:
-			for _, l := range labels {
-				if !hostedLabelRe.MatchString(l) {
-					c.add(where, ruleSelfHostedRunner, srcSelfHosted, "`"+l+"` is not a GitHub-hosted runner label (a self-hosted or organisation runner)", fix)
-					break
-				}
-			}
-		}
-	}
-}
-
-func (c *wfChecker) scheduleOnly(w *workflow) bool {
-	for _, t := range w.triggers() {
-		if t.event != "schedule" {
-			return false
-		}
-	}
-	for _, name := range w.order {
-		if len(w.privilege(w.Jobs[name])) > 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// runnerLabels are the labels a runs-on value can select: a group (a
-// mapping) counts as its group name; ${{ matrix.x }} as the values of x in
-// the job's matrix (and its include entries).
-func (c *wfChecker) runnerLabels(j job, n *yaml.Node) []string {
-	if n == nil {
-		return []string{"(none)"}
-	}
-	switch n.Kind {
-	case yaml.SequenceNode:
-		return yamlScalars(n)
-	case yaml.MappingNode:
-		_, g := yamlEntry(n, "group")
-		if g == nil {
-			return []string{"(a runner group)"}
-		}
-		return []string{"group " + g.Value}
-	}
-	m := regexp.MustCompile(`^\$\{\{\s*matrix\.([A-Za-z0-9_-]+)\s*\}\}$`).FindStringSubmatch(strings.TrimSpace(n.Value))
-	if m == nil {
-		return []string{n.Value}
-	}
-	_, strategy := yamlEntry(j.node, "strategy")
-	_, matrix := yamlEntry(strategy, "matrix")
-	var out []string
-	if _, v := yamlEntry(matrix, m[1]); v != nil {
-		out = append(out, yamlScalars(v)...)
-	}
-	if _, inc := yamlEntry(matrix, "include"); inc != nil {
-		for _, e := range inc.Content {
-			if _, v := yamlEntry(e, m[1]); v != nil {
-				out = append(out, yamlScalars(v)...)
-			}
-		}
-	}
-	if len(out) == 0 || matrix == nil || matrix.Kind != yaml.MappingNode {
-		return []string{n.Value}
-	}
-	return out
-}
-
 // ---- unpinned-fetch ----
 
 var (
@@ -156,35 +60,6 @@ var (
 // interpreters run what they read: piped into them or handed by a process
 // or command substitution, a download runs unchecked.
 var interpreters = []string{"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "perl", "ruby", "node", "pwsh", "eval", "source", ".", "tar", "unzip", "bsdtar"}
-
-// images are the containers a job runs in or beside (workflow syntax,
-// jobs.<job_id>.container and services): pinned by digest, as the
-// unpinned-images audit asks (here in its pedantic reading: a tag can move).
-func (c *wfChecker) images(w *workflow) {
-	for _, name := range w.order {
-		j := w.Jobs[name]
-		check := func(k *yaml.Node, image, what string) {
-			if image != "" && !digestImageRe.MatchString(image) {
-				c.add(fmt.Sprintf(".github/workflows/%s:%d job %s %s", w.file, k.Line, name, what), ruleUnpinnedFetch, `zizmor unpinned-images; `+srcWorkflowSyntax+`, "jobs.<job_id>.container"`,
-					"the image `"+image+"` is pulled by tag, which its registry can move to other code", "pin it by digest: image@sha256:<digest>")
-			}
-		}
-		if k, ct := yamlEntry(j.node, "container"); ct != nil {
-			if ct.Kind == yaml.ScalarNode {
-				check(k, ct.Value, "container")
-			} else if _, img := yamlEntry(ct, "image"); img != nil {
-				check(k, img.Value, "container")
-			}
-		}
-		if _, svcs := yamlEntry(j.node, "services"); svcs != nil && svcs.Kind == yaml.MappingNode {
-			for i := 0; i+1 < len(svcs.Content); i += 2 {
-				if _, img := yamlEntry(svcs.Content[i+1], "image"); img != nil {
-					check(svcs.Content[i], img.Value, "service "+svcs.Content[i].Value)
-				}
-			}
-		}
-	}
-}
 
 // fetches reads one script for code it fetches and runs unpinned.
 func (c *wfChecker) fetches(s ciScript) {

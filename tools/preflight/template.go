@@ -992,10 +992,10 @@ func AllowlistFindings(a *Allowlist, envs []env, ref *StatefulReference) []Findi
 			if !stateful[e.What] {
 				add("is stale: no stateful resource of the template or of the reference has this logical id", "remove the entry")
 			}
-		case kindReach, kindExternalAccess:
+		case kindReach, kindExternalAccess, kindFinding:
 			// effectiveAccess and resourceAccess tell an entry that acknowledges nothing.
 		default:
-			add(fmt.Sprintf("has kind %q: the kinds are %s, %s, %s and %s", e.Kind, kindPublicRoute, kindReplacement, kindReach, kindExternalAccess), "fix the kind")
+			add(fmt.Sprintf("has kind %q: the kinds are %s, %s, %s, %s and %s", e.Kind, kindPublicRoute, kindReplacement, kindReach, kindExternalAccess, kindFinding), "fix the kind")
 		}
 	}
 	return out

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -16,55 +15,15 @@ import (
 
 // ---- 8. continue-on-error, shells, scripts ----
 
-// continue-on-error. GitHub's workflow syntax (jobs.<job_id>.continue-on-error,
-// jobs.<job_id>.steps[*].continue-on-error): true lets the job or workflow
-// pass when the step or job fails, so a failing check would let the deploy
-// go on. Only absent or false.
-func (c *wfChecker) continueOnError(w *workflow) {
-	const src = srcWorkflowSyntax + `, "jobs.<job_id>.continue-on-error"`
-	bad := func(n *yaml.Node) bool { return !n.IsZero() && !(n.Kind == yaml.ScalarNode && n.Value == "false") }
-	for _, name := range w.order {
-		j := w.Jobs[name]
-		if bad(&j.ContinueOnError) {
-			c.add(w.where(j), ruleContinueOnError, src, "`continue-on-error: "+j.ContinueOnError.Value+"`: the job's failure no longer fails the run", "remove continue-on-error")
-		}
-		for i, s := range j.Steps {
-			if bad(&s.ContinueOnError) {
-				c.add(w.whereStep(j, i), ruleContinueOnError, src, "`continue-on-error: "+s.ContinueOnError.Value+"`: the step's failure no longer fails the job", "remove continue-on-error")
-			}
-		}
-	}
-}
-
-// runScripts checks each `run:` script. The shell: GitHub's workflow syntax
-// (jobs.<job_id>.steps[*].shell) runs a step with no shell as `bash -e {0}`,
-// without pipefail, and `shell: bash` as `bash --noprofile --norc -eo
-// pipefail {0}`; so every run step must run as `bash` (the workflow's
-// `defaults: run: shell: bash`), or `make test | tee log` would pass when the
-// tests fail. Then each script is parsed and read for checks it neutralises
+// runScripts reads each `run:` script for checks it neutralises
 // (scriptProblems).
 func (c *wfChecker) runScripts(w *workflow) {
 	for _, name := range w.order {
 		j := w.Jobs[name]
 		for i, s := range j.Steps {
-			if s.Run == "" {
-				continue
+			if s.Run != "" {
+				c.shell(w.whereStep(j, i), runScript(s.Run))
 			}
-			shell := s.Shell
-			if shell == "" {
-				shell = j.Defaults.Run.Shell
-			}
-			if shell == "" {
-				shell = w.Defaults.Run.Shell
-			}
-			if shell != "bash" {
-				what := "the step runs with GitHub's default `bash -e {0}`, without pipefail: a failure before a | is ignored"
-				if shell != "" {
-					what = "`shell: " + shell + "` is not GitHub's `bash` (`bash --noprofile --norc -eo pipefail {0}`)"
-				}
-				c.add(w.whereStep(j, i), ruleRunShell, srcWorkflowSyntax+`, "jobs.<job_id>.steps[*].shell"`, what, "set `defaults: run: shell: bash` at the top of the workflow and no other shell")
-			}
-			c.shell(w.whereStep(j, i), runScript(s.Run))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -82,7 +83,7 @@ func templateFunctions(t *testing.T) []string {
 // CheckWorkflows (workflows.go says each rule and its source).
 func TestWorkflowRules(t *testing.T) {
 	t.Parallel()
-	findings, err := CheckWorkflows(repoRoot)
+	findings, err := Check(context.Background(), repoRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ type dangerousEdit struct {
 	name  string
 	file  string // relative to the repository root
 	edit  textEdit
-	rules []string // each must be the rule of a finding
+	rules []string // each must be the ID of a finding
 }
 
 func dangerousEdits() []dangerousEdit {
@@ -181,105 +182,105 @@ func dangerousEdits() []dangerousEdit {
 		{"pull_request_target with the PR's head checked out in a dev job", ".github/workflows/ci.yml", allEdits(
 			replaceOnce("  pull_request:\n", "  pull_request_target:\n"),
 			replaceOnce(ciCheckSteps, "    timeout-minutes: 45\n    environment: dev\n    steps:\n      - uses: "+checkout+"\n        with:\n          ref: ${{ github.event.pull_request.head.sha }}\n"),
-		), []string{ruleDangerousTriggers, rulePrivilegedTrigger}},
+		), []string{"PS-WF-001", "PS-WF-002"}},
 		{"workflow_run starts the deploy", ".github/workflows/deploy.yml",
-			replaceOnce(deployOn, "on:\n  workflow_run:\n    workflows: [ci]\n    types: [completed]\n"), []string{ruleDangerousTriggers, rulePrivilegedTrigger}},
-		{"deploys from any branch", ".github/workflows/deploy.yml", replaceOnce("    branches: [main]\n", "    branches: ['**']\n"), []string{rulePrivilegedTrigger}},
-		{"deploys from every branch but one", ".github/workflows/deploy.yml", replaceOnce("    branches: [main]\n", "    branches-ignore: [gh-pages]\n"), []string{rulePrivilegedTrigger}},
-		{"deploys on a tag too", ".github/workflows/deploy.yml", replaceOnce("    branches: [main]\n", "    branches: [main]\n    tags: ['v*']\n"), []string{rulePrivilegedTrigger}},
-		{"workflow_dispatch added to deploy.yml", ".github/workflows/deploy.yml", replaceOnce(deployOn, deployOn+"  workflow_dispatch:\n"), []string{rulePrivilegedTrigger}},
-		{"pull_request added to deploy.yml", ".github/workflows/deploy.yml", replaceOnce(deployOn, deployOn+"  pull_request:\n"), []string{rulePrivilegedTrigger}},
-		{"a nightly schedule added to deploy.yml", ".github/workflows/deploy.yml", replaceOnce(deployOn, deployOn+"  schedule:\n    - cron: '0 3 * * *'\n"), []string{rulePrivilegedTrigger}},
+			replaceOnce(deployOn, "on:\n  workflow_run:\n    workflows: [ci]\n    types: [completed]\n"), []string{"PS-WF-001", "PS-WF-002"}},
+		{"deploys from any branch", ".github/workflows/deploy.yml", replaceOnce("    branches: [main]\n", "    branches: ['**']\n"), []string{"PS-WF-002"}},
+		{"deploys from every branch but one", ".github/workflows/deploy.yml", replaceOnce("    branches: [main]\n", "    branches-ignore: [gh-pages]\n"), []string{"PS-WF-002"}},
+		{"deploys on a tag too", ".github/workflows/deploy.yml", replaceOnce("    branches: [main]\n", "    branches: [main]\n    tags: ['v*']\n"), []string{"PS-WF-002"}},
+		{"workflow_dispatch added to deploy.yml", ".github/workflows/deploy.yml", replaceOnce(deployOn, deployOn+"  workflow_dispatch:\n"), []string{"PS-WF-002"}},
+		{"pull_request added to deploy.yml", ".github/workflows/deploy.yml", replaceOnce(deployOn, deployOn+"  pull_request:\n"), []string{"PS-WF-002"}},
+		{"a nightly schedule added to deploy.yml", ".github/workflows/deploy.yml", replaceOnce(deployOn, deployOn+"  schedule:\n    - cron: '0 3 * * *'\n"), []string{"PS-WF-002"}},
 		{"a secret in ci.yml's workflow env", ".github/workflows/ci.yml",
-			replaceOnce(topRead, topRead+"\nenv:\n  NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n"), []string{rulePrivilegedTrigger}},
+			replaceOnce(topRead, topRead+"\nenv:\n  NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n"), []string{"PS-WF-002"}},
 		{"a secret read by ci.yml, which pull requests run", ".github/workflows/ci.yml",
-			replaceOnce("          CI: 'true'\n", "          CI: 'true'\n          SLACK_WEBHOOK: ${{ secrets.SLACK_WEBHOOK }}\n"), []string{rulePrivilegedTrigger}},
+			replaceOnce("          CI: 'true'\n", "          CI: 'true'\n          SLACK_WEBHOOK: ${{ secrets.SLACK_WEBHOOK }}\n"), []string{"PS-WF-002"}},
 		// 2, 3. Permissions.
-		{"top-level permissions: write-all", ".github/workflows/deploy.yml", replaceOnce(topRead, "\npermissions: write-all\n"), []string{ruleExcessivePermissions}},
-		{"no top-level permissions", ".github/workflows/ci.yml", replaceOnce(topRead, "\n"), []string{ruleExcessivePermissions}},
+		{"top-level permissions: write-all", ".github/workflows/deploy.yml", replaceOnce(topRead, "\npermissions: write-all\n"), []string{"PS-WF-003"}},
+		{"no top-level permissions", ".github/workflows/ci.yml", replaceOnce(topRead, "\n"), []string{"PS-WF-003"}},
 		{"contents: write in the dev job", ".github/workflows/deploy.yml",
-			replaceOnce("    environment: dev\n    permissions:\n      contents: read\n", "    environment: dev\n    permissions:\n      contents: write\n"), []string{ruleExcessivePermissions}},
-		{"permissions: write-all in the build job", ".github/workflows/deploy.yml", replaceOnce(buildNeeds, buildNeeds+"    permissions: write-all\n"), []string{ruleExcessivePermissions}},
-		{"id-token: write at the top level", ".github/workflows/deploy.yml", replaceOnce(topRead, topRead+"  id-token: write\n"), []string{ruleIDToken}},
+			replaceOnce("    environment: dev\n    permissions:\n      contents: read\n", "    environment: dev\n    permissions:\n      contents: write\n"), []string{"PS-WF-003"}},
+		{"permissions: write-all in the build job", ".github/workflows/deploy.yml", replaceOnce(buildNeeds, buildNeeds+"    permissions: write-all\n"), []string{"PS-WF-003"}},
+		{"id-token: write at the top level", ".github/workflows/deploy.yml", replaceOnce(topRead, topRead+"  id-token: write\n"), []string{"PS-WF-004"}},
 		{"id-token: write in the build job (no environment)", ".github/workflows/deploy.yml",
-			replaceOnce(buildNeeds, buildNeeds+"    permissions:\n      contents: read\n      id-token: write\n"), []string{ruleIDToken}},
+			replaceOnce(buildNeeds, buildNeeds+"    permissions:\n      contents: read\n      id-token: write\n"), []string{"PS-WF-004"}},
 		// 4. unpinned-uses.
-		{"checkout pinned to a tag", ".github/workflows/ci.yml", replaceOnce(checkout, "actions/checkout@v4"), []string{ruleUnpinnedUses}},
+		{"checkout pinned to a tag", ".github/workflows/ci.yml", replaceOnce(checkout, "actions/checkout@v4"), []string{"PS-WF-005"}},
 		{"a reusable workflow from another repository at a branch", ".github/workflows/deploy.yml",
-			replaceOnce("    uses: ./.github/workflows/ci.yml\n", "    uses: plantstore/shared-workflows/.github/workflows/ci.yml@main\n"), []string{ruleUnpinnedUses, ruleDeployOrder}},
+			replaceOnce("    uses: ./.github/workflows/ci.yml\n", "    uses: plantstore/shared-workflows/.github/workflows/ci.yml@main\n"), []string{"PS-WF-005", "PS-WF-011"}},
 		{"a Docker action by tag", ".github/workflows/deploy.yml",
-			replaceOnce(samBuild, "      - uses: docker://public.ecr.aws/sam/build-provided.al2023:latest\n"+samBuild), []string{ruleUnpinnedUses}},
+			replaceOnce(samBuild, "      - uses: docker://public.ecr.aws/sam/build-provided.al2023:latest\n"+samBuild), []string{"PS-WF-005"}},
 		// 5. artipacked.
 		{"checkout without persist-credentials: false in the build job", ".github/workflows/deploy.yml",
-			replaceOnce("        with:\n          persist-credentials: false\n", ""), []string{ruleArtipacked}},
+			replaceOnce("        with:\n          persist-credentials: false\n", ""), []string{"PS-WF-006"}},
 		{"checkout with persist-credentials: true", ".github/workflows/ci.yml",
-			replaceOnce("persist-credentials: false", "persist-credentials: true"), []string{ruleArtipacked}},
+			replaceOnce("persist-credentials: false", "persist-credentials: true"), []string{"PS-WF-006"}},
 		// 6. cache-poisoning.
-		{"setup-go cache: true in the build job", ".github/workflows/deploy.yml", replaceOnce("          cache: false\n", "          cache: true\n"), []string{ruleCachePoisoning}},
+		{"setup-go cache: true in the build job", ".github/workflows/deploy.yml", replaceOnce("          cache: false\n", "          cache: true\n"), []string{"PS-WF-007"}},
 		{"setup-go's cache input dropped in the dev job (on by default)", ".github/workflows/deploy.yml",
 			replaceOnce("          cache: false\n      - uses: aws-actions/setup-sam@f84ec7d548307efafe33230528756de3c5841a17 # v2\n        with:\n          use-installer: true\n      - uses: actions/download-artifact",
 				"      - uses: aws-actions/setup-sam@f84ec7d548307efafe33230528756de3c5841a17 # v2\n        with:\n          use-installer: true\n      - uses: actions/download-artifact"),
-			[]string{ruleCachePoisoning}},
+			[]string{"PS-WF-007"}},
 		{"actions/cache in the build job", ".github/workflows/deploy.yml",
 			replaceOnce(samBuild, "      - uses: actions/cache@0057852bfaa89a56745cba8c7296529d2fc39830 # v4.3.0\n        with:\n          path: ~/.cache/go-build\n          key: go-build\n"+samBuild),
-			[]string{ruleCachePoisoning}},
+			[]string{"PS-WF-007"}},
 		{"setup-node with cache: npm in the build job", ".github/workflows/deploy.yml",
 			replaceOnce(samBuild, "      - uses: actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020 # v4.4.0\n        with:\n          node-version: '20'\n          cache: npm\n"+samBuild),
-			[]string{ruleCachePoisoning}},
+			[]string{"PS-WF-007"}},
 		// 7. template-injection.
 		{"the head commit's message in a run: script", ".github/workflows/deploy.yml",
 			replaceOnce("        run: sam build --config-env dev\n", "        run: |\n          echo \"building: ${{ github.event.head_commit.message }}\"\n          sam build --config-env dev\n"),
-			[]string{ruleTemplateInjection}},
+			[]string{"PS-WF-008"}},
 		{"a variable expanded into sam deploy's script again", ".github/workflows/deploy.yml",
-			replaceOnce(`--s3-bucket "$ARTIFACTS_BUCKET"`, `--s3-bucket "${{ vars.ARTIFACTS_BUCKET }}"`), []string{ruleTemplateInjection}},
+			replaceOnce(`--s3-bucket "$ARTIFACTS_BUCKET"`, `--s3-bucket "${{ vars.ARTIFACTS_BUCKET }}"`), []string{"PS-WF-008"}},
 		// 8. continue-on-error, shells, scripts.
 		{"continue-on-error: true on the ci job's checks step", ".github/workflows/ci.yml",
-			replaceOnce(ciRunStep, ciRunStep+"        continue-on-error: true\n"), []string{ruleContinueOnError}},
+			replaceOnce(ciRunStep, ciRunStep+"        continue-on-error: true\n"), []string{"PS-WF-009"}},
 		{"continue-on-error: true on the ci job", ".github/workflows/ci.yml",
-			replaceOnce("    timeout-minutes: 45\n", "    timeout-minutes: 45\n    continue-on-error: true\n"), []string{ruleContinueOnError}},
+			replaceOnce("    timeout-minutes: 45\n", "    timeout-minutes: 45\n    continue-on-error: true\n"), []string{"PS-WF-009"}},
 		{"no default shell: GitHub's bash -e without pipefail", ".github/workflows/deploy.yml",
-			replaceOnce("defaults:\n  run:\n    shell: bash\n", ""), []string{ruleRunShell}},
-		{"the checks step's shell without -e", ".github/workflows/ci.yml", replaceOnce(ciRunStep, ciRunStep+"        shell: bash {0}\n"), []string{ruleRunShell}},
+			replaceOnce("defaults:\n  run:\n    shell: bash\n", ""), []string{"PS-WF-010"}},
+		{"the checks step's shell without -e", ".github/workflows/ci.yml", replaceOnce(ciRunStep, ciRunStep+"        shell: bash {0}\n"), []string{"PS-WF-010"}},
 		{"sam build || echo in a run: script", ".github/workflows/deploy.yml",
-			replaceOnce("        run: sam build --config-env dev\n", "        run: sam build --config-env dev || echo 'sam build failed'\n"), []string{ruleNeutralised}},
+			replaceOnce("        run: sam build --config-env dev\n", "        run: sam build --config-env dev || echo 'sam build failed'\n"), []string{"PS-SH-001"}},
 		{"set +o pipefail in a run: script", ".github/workflows/deploy.yml",
-			replaceOnce("        run: tar -cf sam-build.tar .aws-sam\n", "        run: |\n          set +o pipefail\n          tar -cf sam-build.tar .aws-sam\n"), []string{ruleNeutralised}},
-		{"make test || echo failed in .ci/run", ".ci/run", replaceOnce("make test\n", "make test || echo failed\n"), []string{ruleNeutralised, ruleCIRun}},
-		{"make lint || true in .ci/run", ".ci/run", replaceOnce("make lint\n", "make lint || true\n"), []string{ruleNeutralised, ruleCIRun}},
-		{"set +e in .ci/run", ".ci/run", replaceOnce(setPipefail, setPipefail+"set +e\n"), []string{ruleNeutralised}},
-		{"a trap that exits 0 in .ci/run", ".ci/run", replaceOnce(setPipefail, setPipefail+"trap 'exit 0' EXIT\n"), []string{ruleNeutralised}},
-		{".ci/run without set -euo pipefail", ".ci/run", replaceOnce(setPipefail, ""), []string{ruleCIRun}},
-		{".ci/run with set -eu but no pipefail", ".ci/run", replaceOnce(setPipefail, "set -eu\n"), []string{ruleCIRun}},
-		{"make test inside an if", ".ci/run", replaceOnce("make test\n", "if make test; then echo passed; fi\n"), []string{ruleCIRun}},
-		{"make test in the background", ".ci/run", replaceOnce("make test\n", "make test &\n"), []string{ruleCIRun}},
-		{"make test negated", ".ci/run", replaceOnce("make test\n", "! make test\n"), []string{ruleCIRun}},
-		{"make smoke-local negated", ".ci/run", replaceOnce("make smoke-local\n", "! make smoke-local\n"), []string{ruleNeutralised}},
-		{"make test in a subshell || true", ".ci/run", replaceOnce("make test\n", "(make test) || true\n"), []string{ruleCIRun, ruleNeutralised}},
-		{"make lint on the left of &&", ".ci/run", replaceOnce("make lint\nmake smoke-local\n", "make lint && make smoke-local\n"), []string{ruleCIRun, ruleNeutralised}},
-		{"make -i test (ignore errors)", ".ci/run", replaceOnce("make test\n", "make -i test\n"), []string{ruleCIRun}},
-		{"exit 0 before the checks", ".ci/run", replaceOnce("make lint\n", "exit 0\nmake lint\n"), []string{ruleCIRun}},
-		{"a function named make", ".ci/run", replaceOnce(setPipefail, setPipefail+"make() { echo skipped; }\n"), []string{ruleCIRun}},
-		{"ci.yml runs make test instead of .ci/run", ".github/workflows/ci.yml", replaceOnce(ciRunStep, "        run: make test\n"), []string{ruleCIRun}},
-		{"ci.yml's checks step skipped by an if", ".github/workflows/ci.yml", replaceOnce(ciRunStep, ciRunStep+"        if: false\n"), []string{ruleCIRun}},
-		{"ci.yml cannot be called", ".github/workflows/ci.yml", replaceOnce("  workflow_call:\n", ""), []string{ruleCIRun}},
-		{"- prefix on the test recipe's go test", "Makefile", replaceOnce(testRecipe, "\t-$(TEST_ENV) $(GO) test -race"), []string{ruleMakefile}},
-		{"- prefix in fuzz, which make test runs through $(MAKE)", "Makefile", replaceOnce("\t@logs=$$(mktemp -d);", "\t-@logs=$$(mktemp -d);"), []string{ruleMakefile}},
-		{".SHELLFLAGS without pipefail", "Makefile", replaceOnce(shellFlags, ".SHELLFLAGS := -eu -c\n"), []string{ruleMakefile}},
-		{".SHELLFLAGS without -e", "Makefile", replaceOnce(shellFlags, ".SHELLFLAGS := -u -o pipefail -c\n"), []string{ruleMakefile}},
-		{"a target-specific .SHELLFLAGS for test", "Makefile", replaceOnce(shellFlags, shellFlags+"test: .SHELLFLAGS := -c\n"), []string{ruleMakefile}},
-		{".IGNORE: test", "Makefile", replaceOnce(shellFlags, shellFlags+".IGNORE: test\n"), []string{ruleMakefile}},
-		{"MAKEFLAGS += -i", "Makefile", replaceOnce(shellFlags, shellFlags+"MAKEFLAGS += -i\n"), []string{ruleMakefile}},
-		{"make test runs fuzz with -i", "Makefile", replaceOnce("$(MAKE) --no-print-directory fuzz", "$(MAKE) --no-print-directory -i fuzz"), []string{ruleMakefile}},
-		{"go vet || true in the lint recipe", "Makefile", replaceOnce("\tGOWORK=off $(GO) vet ./...\n", "\tGOWORK=off $(GO) vet ./... || true\n"), []string{ruleNeutralised}},
+			replaceOnce("        run: tar -cf sam-build.tar .aws-sam\n", "        run: |\n          set +o pipefail\n          tar -cf sam-build.tar .aws-sam\n"), []string{"PS-SH-001"}},
+		{"make test || echo failed in .ci/run", ".ci/run", replaceOnce("make test\n", "make test || echo failed\n"), []string{"PS-SH-001", "PS-CI-001"}},
+		{"make lint || true in .ci/run", ".ci/run", replaceOnce("make lint\n", "make lint || true\n"), []string{"PS-SH-001", "PS-CI-001"}},
+		{"set +e in .ci/run", ".ci/run", replaceOnce(setPipefail, setPipefail+"set +e\n"), []string{"PS-SH-001"}},
+		{"a trap that exits 0 in .ci/run", ".ci/run", replaceOnce(setPipefail, setPipefail+"trap 'exit 0' EXIT\n"), []string{"PS-SH-001"}},
+		{".ci/run without set -euo pipefail", ".ci/run", replaceOnce(setPipefail, ""), []string{"PS-CI-001"}},
+		{".ci/run with set -eu but no pipefail", ".ci/run", replaceOnce(setPipefail, "set -eu\n"), []string{"PS-CI-001"}},
+		{"make test inside an if", ".ci/run", replaceOnce("make test\n", "if make test; then echo passed; fi\n"), []string{"PS-CI-001"}},
+		{"make test in the background", ".ci/run", replaceOnce("make test\n", "make test &\n"), []string{"PS-CI-001"}},
+		{"make test negated", ".ci/run", replaceOnce("make test\n", "! make test\n"), []string{"PS-CI-001"}},
+		{"make smoke-local negated", ".ci/run", replaceOnce("make smoke-local\n", "! make smoke-local\n"), []string{"PS-SH-001"}},
+		{"make test in a subshell || true", ".ci/run", replaceOnce("make test\n", "(make test) || true\n"), []string{"PS-CI-001", "PS-SH-001"}},
+		{"make lint on the left of &&", ".ci/run", replaceOnce("make lint\nmake smoke-local\n", "make lint && make smoke-local\n"), []string{"PS-CI-001", "PS-SH-001"}},
+		{"make -i test (ignore errors)", ".ci/run", replaceOnce("make test\n", "make -i test\n"), []string{"PS-CI-001"}},
+		{"exit 0 before the checks", ".ci/run", replaceOnce("make lint\n", "exit 0\nmake lint\n"), []string{"PS-CI-001"}},
+		{"a function named make", ".ci/run", replaceOnce(setPipefail, setPipefail+"make() { echo skipped; }\n"), []string{"PS-CI-001"}},
+		{"ci.yml runs make test instead of .ci/run", ".github/workflows/ci.yml", replaceOnce(ciRunStep, "        run: make test\n"), []string{"PS-CI-001"}},
+		{"ci.yml's checks step skipped by an if", ".github/workflows/ci.yml", replaceOnce(ciRunStep, ciRunStep+"        if: false\n"), []string{"PS-CI-001"}},
+		{"ci.yml cannot be called", ".github/workflows/ci.yml", replaceOnce("  workflow_call:\n", ""), []string{"PS-CI-001"}},
+		{"- prefix on the test recipe's go test", "Makefile", replaceOnce(testRecipe, "\t-$(TEST_ENV) $(GO) test -race"), []string{"PS-MK-001"}},
+		{"- prefix in fuzz, which make test runs through $(MAKE)", "Makefile", replaceOnce("\t@logs=$$(mktemp -d);", "\t-@logs=$$(mktemp -d);"), []string{"PS-MK-001"}},
+		{".SHELLFLAGS without pipefail", "Makefile", replaceOnce(shellFlags, ".SHELLFLAGS := -eu -c\n"), []string{"PS-MK-001"}},
+		{".SHELLFLAGS without -e", "Makefile", replaceOnce(shellFlags, ".SHELLFLAGS := -u -o pipefail -c\n"), []string{"PS-MK-001"}},
+		{"a target-specific .SHELLFLAGS for test", "Makefile", replaceOnce(shellFlags, shellFlags+"test: .SHELLFLAGS := -c\n"), []string{"PS-MK-001"}},
+		{".IGNORE: test", "Makefile", replaceOnce(shellFlags, shellFlags+".IGNORE: test\n"), []string{"PS-MK-001"}},
+		{"MAKEFLAGS += -i", "Makefile", replaceOnce(shellFlags, shellFlags+"MAKEFLAGS += -i\n"), []string{"PS-MK-001"}},
+		{"make test runs fuzz with -i", "Makefile", replaceOnce("$(MAKE) --no-print-directory fuzz", "$(MAKE) --no-print-directory -i fuzz"), []string{"PS-MK-001"}},
+		{"go vet || true in the lint recipe", "Makefile", replaceOnce("\tGOWORK=off $(GO) vet ./...\n", "\tGOWORK=off $(GO) vet ./... || true\n"), []string{"PS-SH-001"}},
 		// 9. The deploy order.
-		{"prod needs only build, not dev", ".github/workflows/deploy.yml", replaceOnce(prodNeeds, "  prod:\n    needs: build\n"), []string{ruleDeployOrder}},
-		{"the smoke step removed from dev", ".github/workflows/deploy.yml", removeSpan(smokeStep, smokeCall), []string{ruleDeployOrder}},
-		{"the smoke step skipped by an if", ".github/workflows/deploy.yml", replaceOnce(smokeStep, smokeStep+"        if: false\n"), []string{ruleDeployOrder}},
+		{"prod needs only build, not dev", ".github/workflows/deploy.yml", replaceOnce(prodNeeds, "  prod:\n    needs: build\n"), []string{"PS-WF-011"}},
+		{"the smoke step removed from dev", ".github/workflows/deploy.yml", removeSpan(smokeStep, smokeCall), []string{"PS-WF-011"}},
+		{"the smoke step skipped by an if", ".github/workflows/deploy.yml", replaceOnce(smokeStep, smokeStep+"        if: false\n"), []string{"PS-WF-011"}},
 		{"make smoke || true", ".github/workflows/deploy.yml",
-			replaceOnce(smokeCall, "          make smoke URL=\"$(out ApiUrl)\" TOKEN=\"$token\" || true\n"), []string{ruleNeutralised}},
-		{"if: always() on prod", ".github/workflows/deploy.yml", replaceOnce(prodNeeds, prodNeeds+"    if: always()\n"), []string{ruleDeployOrder}},
-		{"if: ${{ !Cancelled() }} on dev", ".github/workflows/deploy.yml", replaceOnce(devNeeds, devNeeds+"    if: ${{ !Cancelled() }}\n"), []string{ruleDeployOrder}},
-		{"dev needs nothing", ".github/workflows/deploy.yml", replaceOnce(devNeeds, "  dev:\n"), []string{ruleDeployOrder}},
+			replaceOnce(smokeCall, "          make smoke URL=\"$(out ApiUrl)\" TOKEN=\"$token\" || true\n"), []string{"PS-SH-001"}},
+		{"if: always() on prod", ".github/workflows/deploy.yml", replaceOnce(prodNeeds, prodNeeds+"    if: always()\n"), []string{"PS-WF-011"}},
+		{"if: ${{ !Cancelled() }} on dev", ".github/workflows/deploy.yml", replaceOnce(devNeeds, devNeeds+"    if: ${{ !Cancelled() }}\n"), []string{"PS-WF-011"}},
+		{"dev needs nothing", ".github/workflows/deploy.yml", replaceOnce(devNeeds, "  dev:\n"), []string{"PS-WF-011"}},
 	}
 }
 
@@ -294,13 +295,13 @@ func TestWorkflowRulesCatchDangerousEdits(t *testing.T) {
 			t.Parallel()
 			dir := copyCheckedFiles(t)
 			tc.edit.apply(t, dir, tc.file)
-			findings, err := CheckWorkflows(dir)
+			findings, err := Check(context.Background(), dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, rule := range tc.rules {
-				if !slices.ContainsFunc(findings, func(f Finding) bool { return strings.HasPrefix(f.Rule, rule+" (") }) {
-					t.Errorf("no %s finding; the findings:", rule)
+			for _, id := range tc.rules {
+				if !slices.ContainsFunc(findings, func(f Finding) bool { return f.ID == id }) {
+					t.Errorf("no %s finding; the findings:", id)
 					for _, f := range findings {
 						t.Log(f)
 					}

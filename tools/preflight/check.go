@@ -1,0 +1,47 @@
+package preflight
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+)
+
+// Check applies the rule book, and the rules still in Go, to the
+// repository at root, and answers its findings after the suppressions
+// (suppress.go), stale suppressions among them.
+func Check(ctx context.Context, root string) ([]Finding, error) {
+	b, err := LoadBook()
+	if err != nil {
+		return nil, err
+	}
+	facts, err := Facts(root)
+	if err != nil {
+		return nil, err
+	}
+	out, err := b.Eval(ctx, facts)
+	if err != nil {
+		return nil, err
+	}
+	legacy, err := CheckWorkflows(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range legacy {
+		out = append(out, fromLegacy(f))
+	}
+	allow, err := LoadAllowlist(filepath.Join(root, AllowlistFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		allow, err = &Allowlist{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", AllowlistFile, err)
+	}
+	out, err = suppress(root, out, allow)
+	if err != nil {
+		return nil, err
+	}
+	sortFindings(out)
+	return out, nil
+}

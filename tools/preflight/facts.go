@@ -1,0 +1,40 @@
+package preflight
+
+// Facts: every input of the rules, read once into plain data (the input
+// document of the rule book). Each part says where it comes from; lines are
+// those of the file a person edits.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Facts reads the repository at root into the rule book's input.
+func Facts(root string) (map[string]any, error) {
+	wfs, err := loadWorkflows(filepath.Join(root, ".github", "workflows"))
+	if err != nil {
+		return nil, err
+	}
+	var workflows []any
+	for _, w := range wfs {
+		workflows = append(workflows, workflowFacts(w))
+	}
+	templates := map[string]any{}
+	for _, name := range credentialTemplates {
+		raw, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			return nil, err
+		}
+		t, err := templateFacts(name, raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		templates[name] = t
+	}
+	return map[string]any{
+		"workflows": workflows,
+		"templates": templates,
+		"oidc_role": oidcRoleFacts(root),
+	}, nil
+}

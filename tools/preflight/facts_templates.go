@@ -1,0 +1,136 @@
+package preflight
+
+// The facts of template.yaml and pipeline/roles.yaml as written (before
+// the SAM translator): each resource's type and the lines of its
+// properties, and the scalars that look like a credential (an access key
+// id, a GetAtt of a secret access key), so that a finding names the line a
+// person edits.
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+var (
+	// secretKeyAttrRe is a GetAtt of an access key's secret, in any form
+	// (!GetAtt Key.SecretAccessKey, Fn::GetAtt [Key, SecretAccessKey], or
+	// ${Key.SecretAccessKey} in a !Sub).
+	secretKeyAttrRe = regexp.MustCompile(`(?:^|\.)SecretAccessKey\b`)
+	// accessKeyIDRe is an AWS access key id (IAM User Guide: AKIA
+	// long-term, ASIA temporary; ABIA and ACCA for STS bearer tokens and
+	// context-specific credentials).
+	accessKeyIDRe = regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`)
+)
+
+// credentialTemplates are the templates as written.
+var credentialTemplates = []string{"template.yaml", "pipeline/roles.yaml"}
+
+func templateFacts(file string, raw []byte) (map[string]any, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Content) == 0 {
+		return map[string]any{"file": file, "resources": []any{}, "scalars": []any{}}, nil
+	}
+	root := doc.Content[0]
+	resources := []any{}
+	if res := entryNode(root, "Resources"); res != nil && res.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(res.Content); i += 2 {
+			id, r := res.Content[i], res.Content[i+1]
+			typ := ""
+			if t := entryNode(r, "Type"); t != nil {
+				typ = t.Value
+			}
+			props := map[string]any{}
+			if p := entryNode(r, "Properties"); p != nil && p.Kind == yaml.MappingNode {
+				for k := 0; k+1 < len(p.Content); k += 2 {
+					props[p.Content[k].Value] = p.Content[k].Line
+				}
+			}
+			resources = append(resources, map[string]any{"id": id.Value, "type": typ, "line": id.Line, "properties": props})
+		}
+	}
+	scalars := []any{}
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode {
+			value := n.Value
+			if n.Tag == "!GetAtt" || strings.HasPrefix(n.Tag, "!") {
+				value = n.Tag + " " + value
+			}
+			if secretKeyAttrRe.MatchString(n.Value) {
+				scalars = append(scalars, map[string]any{"line": n.Line, "kind": "secret-access-key", "value": value})
+			}
+			if m := accessKeyIDRe.FindString(n.Value); m != "" {
+				scalars = append(scalars, map[string]any{"line": n.Line, "kind": "access-key-id", "value": m[:4] + "…"})
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(root)
+	return map[string]any{"file": file, "resources": resources, "scalars": scalars}, nil
+}
+
+var githubVariableRe = regexp.MustCompile(`GitHub variable ([A-Z][A-Z0-9_]*)`)
+
+// oidcRoleFacts is what pipeline/roles.yaml says a workflow may assume: the
+// GitHub variable that holds the ARN of a role that trusts GitHub's OIDC
+// provider (its output's Description names the variable, "the
+// environment's GitHub variable NAME"), and the environments (the
+// Environment parameter's AllowedValues) whose jobs the role trusts.
+func oidcRoleFacts(root string) map[string]any {
+	out := map[string]any{"file": "pipeline/roles.yaml", "variable": "", "environments": []string{}}
+	raw, err := os.ReadFile(filepath.Join(root, "pipeline", "roles.yaml"))
+	var doc yaml.Node
+	if err == nil {
+		err = yaml.Unmarshal(raw, &doc)
+	}
+	if err != nil || len(doc.Content) == 0 {
+		return out
+	}
+	r := doc.Content[0]
+	if allowed := entryNode(entryNode(entryNode(r, "Parameters"), "Environment"), "AllowedValues"); allowed != nil {
+		out["environments"] = yamlScalars(allowed)
+	}
+	resources, outputs := entryNode(r, "Resources"), entryNode(r, "Outputs")
+	if outputs == nil {
+		return out
+	}
+	for i := 0; i+1 < len(outputs.Content); i += 2 {
+		value, desc := entryNode(outputs.Content[i+1], "Value"), entryNode(outputs.Content[i+1], "Description")
+		if value == nil || desc == nil || value.Tag != "!GetAtt" || !strings.HasSuffix(value.Value, ".Arn") {
+			continue
+		}
+		if m := githubVariableRe.FindStringSubmatch(desc.Value); m != nil && trustsGitHubOIDC(entryNode(resources, strings.TrimSuffix(value.Value, ".Arn"))) {
+			out["variable"] = m[1]
+		}
+	}
+	return out
+}
+
+// trustsGitHubOIDC says whether a resource is a role whose trust policy lets
+// GitHub's OIDC tokens assume it, for a sub that names an environment.
+func trustsGitHubOIDC(res *yaml.Node) bool {
+	trust := entryNode(entryNode(res, "Properties"), "AssumeRolePolicyDocument")
+	if t := entryNode(res, "Type"); t == nil || t.Value != "AWS::IAM::Role" || trust == nil {
+		return false
+	}
+	web, sub := false, false
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		web = web || n.Value == "sts:AssumeRoleWithWebIdentity"
+		sub = sub || (strings.Contains(n.Value, ":environment:") && n.Kind == yaml.ScalarNode)
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(trust)
+	return web && sub
+}

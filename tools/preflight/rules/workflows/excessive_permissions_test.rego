@@ -1,0 +1,21 @@
+package preflight.rules.excessive_permissions_test
+
+import data.preflight.rules.excessive_permissions
+
+wf(top, job) := {"workflows": [{"file": "w.yml", "top": top, "jobs": [job]}]}
+
+test_refuses_write_all if {
+	count(excessive_permissions.deny) == 1 with input as wf({"permissions": {"line": 2, "value": "write-all"}}, {"name": "a", "keys": {}})
+}
+
+test_refuses_a_job_write if {
+	count(excessive_permissions.deny) == 1 with input as wf({"permissions": {"line": 2, "value": {"contents": "read"}}}, {"name": "a", "keys": {"permissions": {"line": 9, "value": {"contents": "write"}}}})
+}
+
+test_refuses_none_declared if {
+	count(excessive_permissions.deny) == 1 with input as wf({}, {"name": "a", "keys": {}})
+}
+
+test_passes_read if {
+	count(excessive_permissions.deny) == 0 with input as wf({"permissions": {"line": 2, "value": {"contents": "read"}}}, {"name": "a", "keys": {"permissions": {"line": 9, "value": {"id-token": "write"}}}})
+}

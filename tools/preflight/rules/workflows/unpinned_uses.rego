@@ -1,0 +1,35 @@
+# METADATA
+# title: Actions and reusable workflows pinned to a commit
+# related_resources:
+#   - ref: https://docs.github.com/en/actions/reference/security/secure-use#using-third-party-actions
+# custom:
+#   id: PS-WF-005
+#   danger: an action or reusable workflow named by a tag or branch runs whatever its owner moves that name to; a Docker action by tag, whatever its registry serves.
+#   fix: "pin to the full 40-hex commit SHA with the tag in a comment (uses: owner/repo@<sha> # vX.Y.Z), a Docker action as docker://image@sha256:<digest>"
+package preflight.rules.unpinned_uses
+
+import data.preflight.lib.github
+
+pinned(uses) if uses == ""
+
+pinned(uses) if startswith(uses, "./")
+
+pinned(uses) if regex.match(`^docker://[^@\s]+@sha256:[0-9a-f]{64}$`, uses)
+
+pinned(uses) if {
+	not startswith(uses, "docker://")
+	regex.match(`^[^@\s]+@[0-9a-f]{40}$`, uses)
+}
+
+deny contains {"file": w.file, "line": j.line, "msg": sprintf("job %s: `%s` is not pinned to a commit", [j.name, j.uses])} if {
+	some w in input.workflows
+	some j in w.jobs
+	not pinned(j.uses)
+}
+
+deny contains {"file": w.file, "line": s.line, "msg": sprintf("%s: `%s` is not pinned to a commit or digest", [github.step_where(j, s), s.uses])} if {
+	some w in input.workflows
+	some j in w.jobs
+	some s in j.steps
+	not pinned(s.uses)
+}
