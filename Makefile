@@ -71,7 +71,7 @@ ENV_VARS      ?= events/env.json
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./internal/auth:FuzzClaims ./functions/createplant:FuzzProxyEvent
 
-.PHONY: bin/escape samlocal bin/samlocal bin/token chromium help run test test-bootstraps fuzz lint preflight-accept bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/runfront start-lambda
+.PHONY: bin/escape samlocal bin/samlocal bin/preflight bin/token chromium help run test test-bootstraps fuzz lint preflight-accept bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/runfront start-lambda
 
 # The commands a person runs (make run, start-api, invoke) are built, then
 # run: a built binary exits 0 on a clean Ctrl-C and its one-line errors stand
@@ -90,7 +90,7 @@ bin/escape:
 	@$(GO) build -o $@ ./tools/cmd/escape
 bin/localapi: bin/escape
 	@GOWORK=off $(GO) build -o $@ ./cmd/localapi $(ESCAPED)
-bin/token bin/runfront: bin/escape
+bin/token bin/runfront bin/preflight: bin/escape
 	@$(GO) build -o $@ ./tools/cmd/$(notdir $@) $(ESCAPED)
 samlocal: bin/samlocal ## build samlocal, the local tools for any Go SAM project, into bin/samlocal
 bin/samlocal: bin/escape
@@ -156,7 +156,7 @@ fuzz: ## each fuzz target for FUZZTIME executions (default 20000x; e.g. make fuz
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz failed:$$failed (an input that fails is kept under the package's testdata/fuzz/)"; exit 1; fi
 
-lint: tools node_modules ## gofmt, go vet (also for macOS and Windows), staticcheck, gosec, cfn-lint (template.yaml, pipeline/roles.yaml), actionlint, the deploy preflight, no build outputs in git
+lint: tools node_modules bin/preflight ## gofmt, go vet (also for macOS and Windows), staticcheck, gosec, cfn-lint (template.yaml, pipeline/roles.yaml), actionlint, the deploy preflight, no build outputs in git
 	@$(GO) run ./tools/cmd/repocheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	GOWORK=off $(GO) mod tidy -diff
@@ -173,8 +173,9 @@ lint: tools node_modules ## gofmt, go vet (also for macOS and Windows), staticch
 	cfn-lint template.yaml pipeline/roles.yaml
 	cfn-lint template.yaml --parameters EnableWaf=true DomainName=api.example.com CertificateArn=arn:aws:acm:us-east-1:123456789012:certificate/example HostedZoneId=Z0EXAMPLE CreatePlantReservedConcurrency=100 DeploymentType=AllAtOnce
 	$(TOOLS)/actionlint .github/workflows/*.yml
+	bin/preflight
 	CI=true $(GO) test -short -count=1 ./tools/preflight
-	@echo "lint: clean (repocheck, go mod tidy and go vet of each module alone, go vet for linux, darwin and windows, staticcheck $(STATICCHECK_VERSION), gosec $(GOSEC_VERSION), cfn-lint on both templates, actionlint $(ACTIONLINT_VERSION), the deploy preflight)"
+	@echo "lint: clean (repocheck, go mod tidy and go vet of each module alone, go vet for linux, darwin and windows, staticcheck $(STATICCHECK_VERSION), gosec $(GOSEC_VERSION), cfn-lint on both templates, actionlint $(ACTIONLINT_VERSION), the deploy preflight: bin/preflight and the rules still in Go)"
 
 preflight-accept: node_modules ## after a change you mean: write the preflight's reviewed access snapshot (tools/preflight/testdata/access.txt) and, for replacements tools/preflight/allowlist.yaml acknowledges, its stateful reference; commit the diff for review
 	CI=true UPDATE_PREFLIGHT=1 $(GO) test -count=1 -run '^(TestAccessIsTheReviewedSnapshot|TestStatefulReference)$$' ./tools/preflight

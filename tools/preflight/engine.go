@@ -89,7 +89,7 @@ func loadBook(fsys fs.FS) (*Book, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(b.Rules, func(x, y Rule) int { return strings.Compare(x.ID, y.ID) })
+	sortRules(b.Rules)
 	for i := 1; i < len(b.Rules); i++ {
 		if b.Rules[i].ID == b.Rules[i-1].ID {
 			return nil, fmt.Errorf("%s and %s share the ID %s", b.Rules[i-1].File, b.Rules[i].File, b.Rules[i].ID)
@@ -200,4 +200,8 @@ func num(v any) int {
 		return int(n)
 	}
 	return 0
+}
+
+func sortRules(rs []Rule) {
+	slices.SortFunc(rs, func(x, y Rule) int { return strings.Compare(x.ID, y.ID) })
 }

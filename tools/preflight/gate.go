@@ -155,14 +155,15 @@ var lintSteps = []lintStep{
 		return c.name == "cfn-lint" && slices.Contains(c.args, "template.yaml") && slices.Contains(c.args, "pipeline/roles.yaml")
 	}},
 	{"actionlint", func(c gateCall) bool { return c.name == "actionlint" }},
-	{"the deploy preflight (go test ./tools/preflight)", func(c gateCall) bool { return c.goSub() == "test" && slices.Contains(c.args, "./tools/preflight") }},
+	{"the deploy preflight (bin/preflight)", func(c gateCall) bool { return c.name == "preflight" }},
+	{"the deploy preflight's rules still in Go (go test ./tools/preflight)", func(c gateCall) bool { return c.goSub() == "test" && slices.Contains(c.args, "./tools/preflight") }},
 }
 
 // stubbed are the tools the job's stubs stand for. Calls of the first
 // group only ask or set up (their failure is not a check's verdict).
 var (
 	stubbedSetup  = []string{"git", "npm", "npx", "node", "python", "python3", "pip", "pip3", "sudo", "apt-get", "apt", "chromium", "chromium-browser", "google-chrome", "moto_server", "curl", "wget", "docker", "sam", "aws", "dlv"}
-	stubbedChecks = []string{"go", "gofmt", "staticcheck", "gosec", "cfn-lint", "actionlint"}
+	stubbedChecks = []string{"go", "gofmt", "staticcheck", "gosec", "cfn-lint", "actionlint", "preflight"}
 	goSetup       = []string{"list", "env", "version", "build", "install", "mod download"}
 )
 
@@ -180,7 +181,7 @@ var protectedFiles = []string{AllowlistFile, "tools/preflight/testdata"}
 // what a check does, then the directory. The call whose record is
 // $PREFLIGHT_GATE_FAIL fails. `go list` answers from $PREFLIGHT_GATE_PKGS
 // with go's pattern rules (go help packages: ./... stops at a nested
-// module); go build and go install write their output file; npm ci makes
+// module); go build writes its output as a stub of the command it names, go install into GOBIN likewise; npm ci makes
 // node_modules/.bin.
 var gateStubs = map[string]string{
 	"__gate": `() { local name=$1; shift; local rec=$name a site pid=${PREFLIGHT_GATE_PPID:-$$} line=${BASH_LINENO[1]-0}; local -a argv
@@ -205,7 +206,7 @@ var gateStubs = map[string]string{
   test) if [[ " $* " == *" -fuzz"* ]]; then echo "fuzz: elapsed: 0s, execs: 1 (1/sec)"; fi; echo ok;;
   build|install)
     for a in "$@"; do if [[ $prev == -o ]]; then out=$a; fi; prev=$a; done
-    if [[ -n $out ]]; then mkdir -p "${out%/*}"; : > "$out"; fi
+    if [[ -n $out ]]; then mkdir -p "${out%/*}"; printf '#!/bin/bash\nPREFLIGHT_GATE_PPID=$PPID __gate %s "$@"\n' "${out##*/}" > "$out"; chmod +x "$out"; fi
     if [[ $1 == install && -n ${GOBIN-} ]]; then a=${*: -1}; a=${a%@*}; a=${a##*/}; mkdir -p "$GOBIN"
       printf '#!/bin/bash\nPREFLIGHT_GATE_PPID=$PPID __gate %s "$@"\n' "$a" > "$GOBIN/$a"; chmod +x "$GOBIN/$a"; fi;;
   esac

@@ -175,13 +175,13 @@ func dangerousEdits() []dangerousEdit {
 		setPipefail  = "set -euo pipefail\n"
 		testRecipe   = "\t$(TEST_ENV) $(GO) test -race"
 		shellFlags   = ".SHELLFLAGS := -eu -o pipefail -c\n"
-		ciCheckSteps = "    timeout-minutes: 45\n    steps:\n      - uses: " + checkout + "\n        with:\n"
+		ciCheckSteps = "      security-events: write\n    steps:\n      - uses: " + checkout + "\n        with:\n"
 	)
 	return []dangerousEdit{
 		// 1. Triggers.
 		{"pull_request_target with the PR's head checked out in a dev job", ".github/workflows/ci.yml", allEdits(
 			replaceOnce("  pull_request:\n", "  pull_request_target:\n"),
-			replaceOnce(ciCheckSteps, "    timeout-minutes: 45\n    environment: dev\n    steps:\n      - uses: "+checkout+"\n        with:\n          ref: ${{ github.event.pull_request.head.sha }}\n"),
+			replaceOnce(ciCheckSteps, "      security-events: write\n    environment: dev\n    steps:\n      - uses: "+checkout+"\n        with:\n          ref: ${{ github.event.pull_request.head.sha }}\n"),
 		), []string{"PS-WF-001", "PS-WF-002"}},
 		{"workflow_run starts the deploy", ".github/workflows/deploy.yml",
 			replaceOnce(deployOn, "on:\n  workflow_run:\n    workflows: [ci]\n    types: [completed]\n"), []string{"PS-WF-001", "PS-WF-002"}},
@@ -201,6 +201,8 @@ func dangerousEdits() []dangerousEdit {
 		{"contents: write in the dev job", ".github/workflows/deploy.yml",
 			replaceOnce("    environment: dev\n    permissions:\n      contents: read\n", "    environment: dev\n    permissions:\n      contents: write\n"), []string{"PS-WF-003"}},
 		{"permissions: write-all in the build job", ".github/workflows/deploy.yml", replaceOnce(buildNeeds, buildNeeds+"    permissions: write-all\n"), []string{"PS-WF-003"}},
+		{"security-events: write in the build job, which uploads no SARIF", ".github/workflows/deploy.yml",
+			replaceOnce(buildNeeds, buildNeeds+"    permissions:\n      contents: read\n      security-events: write\n"), []string{"PS-WF-003"}},
 		{"id-token: write at the top level", ".github/workflows/deploy.yml", replaceOnce(topRead, topRead+"  id-token: write\n"), []string{"PS-WF-004"}},
 		{"id-token: write in the build job (no environment)", ".github/workflows/deploy.yml",
 			replaceOnce(buildNeeds, buildNeeds+"    permissions:\n      contents: read\n      id-token: write\n"), []string{"PS-WF-004"}},

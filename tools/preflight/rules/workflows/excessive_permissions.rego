@@ -5,7 +5,7 @@
 # custom:
 #   id: PS-WF-003
 #   danger: a write scope on the GITHUB_TOKEN, or none declared (the repository's default, which can be broad), lets any step push, tag or approve with it.
-#   fix: "set `permissions: {contents: read}` at the top, and give a job only what it needs, each read"
+#   fix: "set `permissions: {contents: read}` at the top, and give a job only what it needs, each read (security-events write only beside a SARIF upload)"
 package preflight.rules.excessive_permissions
 
 import data.preflight.lib.github
@@ -41,4 +41,12 @@ deny contains {"file": w.file, "line": j.keys.permissions.line, "msg": sprintf("
 	some scope, v in github.permissions(j)
 	not v in {"read", "none"}
 	scope != "id-token"
+	not uploads_sarif(j, scope)
+}
+
+# GitHub code scanning's upload (github/codeql-action/upload-sarif) needs
+# security-events: write, in the job that uploads and no other.
+uploads_sarif(j, "security-events") if {
+	some s in j.steps
+	s.action == "github/codeql-action/upload-sarif"
 }

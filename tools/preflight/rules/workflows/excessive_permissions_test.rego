@@ -19,3 +19,13 @@ test_refuses_none_declared if {
 test_passes_read if {
 	count(excessive_permissions.deny) == 0 with input as wf({"permissions": {"line": 2, "value": {"contents": "read"}}}, {"name": "a", "keys": {"permissions": {"line": 9, "value": {"id-token": "write"}}}})
 }
+
+test_passes_security_events_for_a_sarif_upload if {
+	job := {"name": "a", "steps": [{"action": "github/codeql-action/upload-sarif"}], "keys": {"permissions": {"line": 9, "value": {"contents": "read", "security-events": "write"}}}}
+	count(excessive_permissions.deny) == 0 with input as wf({"permissions": {"line": 2, "value": {"contents": "read"}}}, job)
+}
+
+test_refuses_security_events_without_an_upload if {
+	job := {"name": "a", "steps": [], "keys": {"permissions": {"line": 9, "value": {"security-events": "write"}}}}
+	count(excessive_permissions.deny) == 1 with input as wf({"permissions": {"line": 2, "value": {"contents": "read"}}}, job)
+}
