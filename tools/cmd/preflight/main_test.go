@@ -75,8 +75,8 @@ func TestSARIF(t *testing.T) {
 				} `json:"driver"`
 			} `json:"tool"`
 			Results []struct {
-				RuleID    string `json:"ruleId"`
-				Level     string `json:"level"`
+				RuleID    string                `json:"ruleId"`
+				Level     string                `json:"level"`
 				Message   struct{ Text string } `json:"message"`
 				Locations []struct {
 					PhysicalLocation struct {
