@@ -2,7 +2,12 @@ package preflight
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/open-policy-agent/opa/v1/tester"
 )
@@ -46,4 +51,81 @@ func TestRuleFixtures(t *testing.T) {
 
 func containsWord(name, w string) bool {
 	return len(name) > len("test_"+w) && name[:len("test_"+w)] == "test_"+w
+}
+
+// docs/security.md lists every rule by ID, with its danger and source, as
+// the rules' METADATA says (RenderCommand writes it).
+func TestSecurityDocListsEveryRule(t *testing.T) {
+	t.Parallel()
+	b, err := LoadBook()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "docs", "security.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := RenderRules(string(raw), b.AllRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want != string(raw) {
+		t.Errorf("docs/security.md's rule table is stale: run %s", RenderCommand)
+	}
+}
+
+// The example of docs/security.md's "Adding a rule" is a rule of the book's
+// form that passes its own fixtures: one Rego file and its tests, no Go.
+func TestAddingARuleExample(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "docs", "security.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(raw), "### Adding a rule")
+	blocks := regexp.MustCompile("(?s)```rego\n# (tools/preflight/(rules/[^\n]+))\n(.*?)```").FindAllStringSubmatch(section, -1)
+	if len(blocks) != 2 {
+		t.Fatalf("\"Adding a rule\" has %d rego blocks, want the rule and its fixtures", len(blocks))
+	}
+	fsys := fstest.MapFS{}
+	for _, f := range []string{"rules/lib/github.rego"} {
+		src, err := rulesFS.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys[f] = &fstest.MapFile{Data: src}
+	}
+	for _, b := range blocks {
+		fsys[b[2]] = &fstest.MapFile{Data: []byte(b[3])}
+	}
+	book, err := loadBook(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(book.Rules) != 1 {
+		t.Fatalf("the example makes %d rules, want one", len(book.Rules))
+	}
+	real, err := LoadBook()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range real.AllRules() {
+		if r.ID == book.Rules[0].ID {
+			t.Errorf("the example's ID %s is %s's", r.ID, r.File)
+		}
+	}
+	ch, err := tester.NewRunner().SetModules(book.TestModules()).RunTests(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for r := range ch {
+		n++
+		if !r.Pass() {
+			t.Errorf("%s.%s: %s", r.Package, r.Name, r)
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d fixtures ran, want two", n)
+	}
 }

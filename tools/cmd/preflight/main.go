@@ -2,7 +2,9 @@
 // tools/preflight, to the repository it runs in: one line per finding,
 // `file:line: ID: the danger; fix: ...`, in the file a person edits, and
 // exit status 1 when there is any. With --format sarif it writes SARIF
-// 2.1.0 for GitHub's code scanning instead (to --output, or stdout).
+// 2.1.0 for GitHub's code scanning instead (to --output, or stdout). With
+// -render docs/security.md it writes that document's rule table from the
+// rules' METADATA.
 package main
 
 import (
@@ -27,6 +29,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "text, or sarif (SARIF 2.1.0 for GitHub code scanning)")
 	output := fs.String("output", "", "write to this file instead of stdout")
 	dir := fs.String("C", "", "the repository (default: the one this command runs in)")
+	render := fs.String("render", "", "write the rule table of this document (docs/security.md) from the rules' METADATA, and check nothing")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -47,6 +50,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "preflight:", err)
 		return 2
+	}
+	if *render != "" {
+		raw, err := os.ReadFile(*render)
+		if err == nil {
+			var doc string
+			doc, err = preflight.RenderRules(string(raw), book.AllRules())
+			if err == nil {
+				err = os.WriteFile(*render, []byte(doc), 0o644)
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "preflight:", err)
+			return 2
+		}
+		return 0
 	}
 	findings, err := preflight.Check(ctx, root)
 	if err != nil {
