@@ -111,12 +111,12 @@ func servicesNamed(s subject) ([]string, []Finding) {
 				continue
 			}
 			if st["NotAction"] != nil {
-				findings = append(findings, Finding{Where: s.where, Rule: fmt.Sprintf("statement %v allows NotAction, every action but some", st["Sid"]), Fix: "name the actions it needs in Action"})
+				findings = append(findings, Finding{ID: idReach, Where: s.where, Rule: fmt.Sprintf("statement %v allows NotAction, every action but some", st["Sid"]), Fix: "name the actions it needs in Action"})
 			}
 			for _, a := range asList(st["Action"]) {
 				svc, _, ok := strings.Cut(fmt.Sprint(a), ":")
 				if !ok {
-					findings = append(findings, Finding{Where: s.where, Rule: fmt.Sprintf("statement %v allows %v, every action of every service", st["Sid"], a), Fix: "name the actions it needs"})
+					findings = append(findings, Finding{ID: idReach, Where: s.where, Rule: fmt.Sprintf("statement %v allows %v, every action of every service", st["Sid"], a), Fix: "name the actions it needs"})
 					continue
 				}
 				if !slices.Contains(services, strings.ToLower(svc)) {
@@ -374,7 +374,7 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, []stri
 			for _, svc := range named[s] {
 				actions, ok := data[svc]
 				if !ok || len(actions) == 0 {
-					findings = append(findings, Finding{Where: s.where, Rule: fmt.Sprintf("names the service %s, which AWS's service reference does not know", svc), Fix: "correct the action's prefix"})
+					findings = append(findings, Finding{ID: idReach, Where: s.where, Rule: fmt.Sprintf("names the service %s, which AWS's service reference does not know", svc), Fix: "correct the action's prefix"})
 					continue
 				}
 				for _, a := range actions {
@@ -438,7 +438,7 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, []stri
 			continue
 		}
 		if ans.Result == "Error" {
-			findings = append(findings, Finding{Where: q.subject.where, Rule: fmt.Sprintf("the evaluator cannot read %s on %s: %s", q.action, q.target.arn, ans.Error), Fix: "correct the policy"})
+			findings = append(findings, Finding{ID: idReach, Where: q.subject.where, Rule: fmt.Sprintf("the evaluator cannot read %s on %s: %s", q.action, q.target.arn, ans.Error), Fix: "correct the policy"})
 			continue
 		}
 		if !ans.Allowed() {
@@ -462,7 +462,7 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, []stri
 	}
 	for _, s := range subjects {
 		if r := reached[s]; len(r) > 0 {
-			findings = append(findings, Finding{Where: s.where, Rule: "reaches beyond its own stacks: " + byService(r),
+			findings = append(findings, Finding{ID: idReach, Where: s.where, Rule: "reaches beyond its own stacks: " + byService(r),
 				Fix: "narrow the Resource (or add the Condition) of the statement that allows it to this stack's names"})
 		}
 	}
@@ -470,7 +470,7 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, []stri
 		for _, e := range allow.Entries {
 			variant, _, _ := strings.Cut(e.What, " ")
 			if e.Kind == kindReach && !used[e.What] && slices.ContainsFunc(envs, func(x env) bool { return x.name == variant }) {
-				findings = append(findings, Finding{Where: fmt.Sprintf("%s (reach %q)", AllowlistFile, e.What), Rule: "is stale: that role reaches nothing of that service outside its stacks", Fix: "remove the entry"})
+				findings = append(findings, Finding{ID: idReach, Where: fmt.Sprintf("%s (reach %q)", AllowlistFile, e.What), Rule: "is stale: that role reaches nothing of that service outside its stacks", Fix: "remove the entry"})
 			}
 		}
 	}
@@ -544,10 +544,10 @@ func compareAccess(snapshot, now []string) []Finding {
 		return strings.Join(parts, "; ")
 	}
 	if len(added) > 0 {
-		findings = append(findings, Finding{Where: accessFile, Rule: "new access, which no reviewer has seen: " + show(added), Fix: "if it is meant, run make preflight-accept and commit the snapshot's diff for review; else narrow the policy"})
+		findings = append(findings, Finding{ID: idSnapshot, Where: accessFile, Rule: "new access, which no reviewer has seen: " + show(added), Fix: "if it is meant, run make preflight-accept and commit the snapshot's diff for review; else narrow the policy"})
 	}
 	if len(removed) > 0 {
-		findings = append(findings, Finding{Where: accessFile, Rule: "access no longer granted is still in the snapshot: " + show(removed), Fix: "run make preflight-accept and commit the snapshot"})
+		findings = append(findings, Finding{ID: idSnapshot, Where: accessFile, Rule: "access no longer granted is still in the snapshot: " + show(removed), Fix: "run make preflight-accept and commit the snapshot"})
 	}
 	return findings
 }

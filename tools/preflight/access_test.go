@@ -89,14 +89,14 @@ func TestAccessRefusesEveryWidening(t *testing.T) {
 	}{
 		{"the execution role widened", []edit{
 			widen("  CloudFormationExecutionRole:", "cloudwatch:*"),
-		}, [][2]string{{"CloudFormationExecutionRole", "reaches beyond its own stacks: cloudwatch ("}}},
+		}, [][2]string{{"PS-IAM-001 CloudFormationExecutionRole", "reaches beyond its own stacks: cloudwatch ("}}},
 		{"the boundary and a function's role widened", []edit{
 			{"pipeline/roles.yaml", "  PermissionsBoundary:", "        Statement:\n", "        Statement:\n          - Effect: Allow\n            Action: [secretsmanager:GetSecretValue, codedeploy:*, wafv2:*]\n            Resource: '*'\n"},
 			{"template.yaml", "Sid: PutAndReadPlants", "                  - dynamodb:GetItem\n", "                  - dynamodb:GetItem\n                  - dynamodb:DeleteItem\n"},
 		}, [][2]string{
-			{"PermissionsBoundary", "reaches beyond its own stacks: codedeploy ("},
-			{"PermissionsBoundary", "wafv2 ("},
-			{"testdata/access.txt", "secretsmanager (5, first secretsmanager:GetSecretValue"},
+			{"PS-IAM-001 PermissionsBoundary", "reaches beyond its own stacks: codedeploy ("},
+			{"PS-IAM-001 PermissionsBoundary", "wafv2 ("},
+			{"PS-IAM-002 testdata/access.txt", "secretsmanager (5, first secretsmanager:GetSecretValue"},
 		}},
 	}
 	for _, c := range cases {
@@ -114,7 +114,7 @@ func TestAccessRefusesEveryWidening(t *testing.T) {
 			for _, w := range c.want {
 				wantFinding(t, findings, w[0], w[1])
 			}
-			wantFinding(t, findings, `reach "dev CreatePlantRole s3"`, "is stale")
+			wantFinding(t, findings, `PS-IAM-001 reach "dev CreatePlantRole s3"`, "is stale")
 			// createplant's role asks for DeleteItem as well, but dev's
 			// boundary allows only PutItem and GetItem: no new access.
 			for _, f := range findings {

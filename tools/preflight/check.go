@@ -38,6 +38,11 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", AllowlistFile, err)
 	}
+	stacks, err := checkStacks(root, allow)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, stacks...)
 	out, err = suppress(root, out, allow)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,12 @@ package preflight
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -15,4 +21,76 @@ func TestRepositoryPasses(t *testing.T) {
 	for _, f := range findings {
 		t.Error(f)
 	}
+}
+
+// The stacks' rules name the line of template.yaml or pipeline/roles.yaml
+// a person edits, never the translated template's, and an acceptance in
+// place, with its reason, takes the one finding it names.
+func TestStackFindingsNameTheLineEdited(t *testing.T) {
+	t.Parallel()
+	needEvaluator(t)
+	skipMutantsInShort(t)
+	const permission = "  OpenPermission:\n    Type: AWS::Lambda::Permission\n    Properties:\n      Action: lambda:InvokeFunction\n" +
+		"      FunctionName: !Ref CreatePlantFunction.Alias\n      Principal: '*'\n\n  PlantsApi:\n"
+	root := mutant(t,
+		edit{"template.yaml", "", "  PlantsApi:\n", permission},
+		edit{"pipeline/roles.yaml", "  CloudFormationExecutionRole:", "        Statement:\n",
+			"        Statement:\n          - Effect: Allow\n            Principal: {AWS: 'arn:aws:iam::999999999999:root'}\n            Action: sts:AssumeRole\n"})
+	// The rest of what Check reads, as the repository has it.
+	rest := copyCheckedFiles(t)
+	err := filepath.WalkDir(rest, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(rest, p)
+		if err != nil || d.IsDir() || fileExists(filepath.Join(root, rel)) {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			copyFile(t, p, filepath.Join(root, rel), info.Mode().Perm())
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings, err := Check(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lineOf := func(file, text string) int {
+		raw, err := os.ReadFile(filepath.Join(root, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, _, _ := strings.Cut(string(raw), text)
+		return strings.Count(before, "\n") + 1
+	}
+	for _, want := range []string{
+		fmt.Sprintf("template.yaml:%d: PS-TPL-002: OpenPermission", lineOf("template.yaml", "  OpenPermission:")),
+		fmt.Sprintf("pipeline/roles.yaml:%d: PS-IAM-003: CloudFormationExecutionRole (", lineOf("pipeline/roles.yaml", "  CloudFormationExecutionRole:")),
+	} {
+		if !slices.ContainsFunc(findings, func(f Finding) bool { return strings.HasPrefix(f.String(), want) }) {
+			t.Errorf("no finding %q; findings: %v", want, findings)
+		}
+	}
+	// Accepted in place, with a reason, the permission is no finding.
+	path := filepath.Join(root, "template.yaml")
+	raw, _ := os.ReadFile(path)
+	accepted := strings.Replace(string(raw), "  OpenPermission:\n", "  # preflight: ignore[PS-TPL-002] a test of the acceptance\n  OpenPermission:\n", 1)
+	if err := os.WriteFile(path, []byte(accepted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if findings, err = Check(context.Background(), root); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range findings {
+		if f.ID == "PS-TPL-002" || f.ID == "PS-BOOK-001" {
+			t.Errorf("the accepted permission still gives %s", f)
+		}
+	}
+}
+
+// fileExists says whether path is a file.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

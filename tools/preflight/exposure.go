@@ -79,7 +79,7 @@ type exposure struct{ id, rule, fix string }
 func ExposureFindings(e env) []Finding {
 	probe, err := evidenceProbe(e)
 	if err != nil {
-		return []Finding{{Where: "Parameters", Rule: fmt.Sprintf("the stack with %s on and an %s cannot be resolved: %v", accessLogsParam, alarmTopicParam, err)}}
+		return []Finding{{ID: idEvidence, Where: "Parameters", Rule: fmt.Sprintf("the stack with %s on and an %s cannot be resolved: %v", accessLogsParam, alarmTopicParam, err)}}
 	}
 	var all []exposure
 	for _, r := range []*samtemplate.Resolved{e.app, probe} {
@@ -169,9 +169,22 @@ func groupExposures(all []exposure) []Finding {
 		if len(list) > 4 {
 			where = fmt.Sprintf("%s and %d more", strings.Join(list[:3], ", "), len(list)-3)
 		}
-		out = append(out, Finding{Where: where, Rule: k.rule, Fix: k.fix})
+		out = append(out, Finding{ID: exposureID(k.rule), Where: where, Rule: k.rule, Fix: k.fix})
 	}
 	return out
+}
+
+// exposureID is the ID of the exposure rule a finding's text names.
+func exposureID(rule string) string {
+	switch {
+	case strings.Contains(rule, ruleNoSecretInLogs):
+		return idLogSecrets
+	case strings.Contains(rule, ruleLogsStay):
+		return idLogsStay
+	case strings.Contains(rule, ruleKeySource):
+		return idKeySource
+	}
+	return idEvidence
 }
 
 // isTrue reads a boolean property as CloudFormation does: true or "true".

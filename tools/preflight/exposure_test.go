@@ -17,7 +17,7 @@ import (
 type exposureCase struct {
 	name  string
 	edits []edit
-	want  []struct{ where, says string }
+	want  []struct{ id, where, says string }
 	also  []string
 }
 
@@ -44,7 +44,7 @@ func TestExposureRulesCatchDangerousEdits(t *testing.T) {
 	t.Parallel()
 	skipMutantsInShort(t)
 	allow, ref := committedAllowlist(t), committedReference(t)
-	type want = struct{ where, says string }
+	type want = struct{ id, where, says string }
 	cases := []exposureCase{
 		{name: "secrets into logs, logs out of the account, keys over http and from a parameter store",
 			edits: []edit{
@@ -76,12 +76,12 @@ func TestExposureRulesCatchDangerousEdits(t *testing.T) {
 					"            - '{{resolve:ssm:/plantstore/jwks-url}}'\n"},
 			},
 			want: []want{
-				{"PlantsApiv1Stage [dev]", "DataTraceEnabled"},
-				{"PlantsApiv1Stage [default, dev, prod, edge]", "$input.params('Authorization')"},
-				{"WebAclLogging [prod, edge]", "without redacting the Authorization header"},
-				{"AuthorizerLogsToSiem [default, dev, prod, edge]", "to account 210987654321"},
-				{"AuthorizerFunction [dev]", "is http, not https"},
-				{"AuthorizerFunction [default, prod, edge]", "is a dynamic reference"},
+				{"PS-EXP-001", "PlantsApiv1Stage [dev]", "DataTraceEnabled"},
+				{"PS-EXP-001", "PlantsApiv1Stage [default, dev, prod, edge]", "$input.params('Authorization')"},
+				{"PS-EXP-001", "WebAclLogging [prod, edge]", "without redacting the Authorization header"},
+				{"PS-EXP-002", "AuthorizerLogsToSiem [default, dev, prod, edge]", "to account 210987654321"},
+				{"PS-EXP-003", "AuthorizerFunction [dev]", "is http, not https"},
+				{"PS-EXP-003", "AuthorizerFunction [default, prod, edge]", "is a dynamic reference"},
 			},
 			also: devLeavesCognito},
 		{name: "keys from another pool, quieter evidence in one environment, an access log that cannot follow a request",
@@ -117,21 +117,21 @@ func TestExposureRulesCatchDangerousEdits(t *testing.T) {
 				{"template.yaml", "AccessLogSetting:", `"extendedRequestId":"$context.extendedRequestId","lambdaRequestId":"$context.integration.requestId",`, ""},
 			},
 			want: []want{
-				{"AuthorizerFunction [default, dev, prod, edge]", "outside the issuer's path"},
-				{"FailuresAlarm [dev]", "ActionsEnabled is false"},
-				{"TokensRefusedAlarm [default, dev, prod, edge]", "does not send to AlarmTopicArn"},
-				{"CreatePlantFunction [dev]", "without active tracing"},
-				{"CreatePlantFunction [prod]", "LOG_LEVEL=warn"},
-				{"PlantsApiv1Stage [default, dev, prod, edge]", "$context.identity.apiKey"},
-				{"PlantsApiv1Stage [default, dev, prod, edge]", "lacks $context.requestId, $context.extendedRequestId, $context.integration.requestId, $context.identity.sourceIp: a request"},
+				{"PS-EXP-003", "AuthorizerFunction [default, dev, prod, edge]", "outside the issuer's path"},
+				{"PS-EXP-004", "FailuresAlarm [dev]", "ActionsEnabled is false"},
+				{"PS-EXP-004", "TokensRefusedAlarm [default, dev, prod, edge]", "does not send to AlarmTopicArn"},
+				{"PS-EXP-004", "CreatePlantFunction [dev]", "without active tracing"},
+				{"PS-EXP-004", "CreatePlantFunction [prod]", "LOG_LEVEL=warn"},
+				{"PS-EXP-001", "PlantsApiv1Stage [default, dev, prod, edge]", "$context.identity.apiKey"},
+				{"PS-EXP-004", "PlantsApiv1Stage [default, dev, prod, edge]", "lacks $context.requestId, $context.extendedRequestId, $context.integration.requestId, $context.identity.sourceIp: a request"},
 			}},
 		{name: "cut retention to 1 day in dev to save cost",
 			edits: []edit{{"samconfig.toml", "", "LogRetentionDays=7 ", "LogRetentionDays=1 "}},
-			want:  []want{{"ApiAccessLogGroup, AuthorizerLogGroup, CreatePlantLogGroup, PreTrafficLogGroup [dev]", "kept 1 day ("}}},
+			want:  []want{{"PS-EXP-004", "ApiAccessLogGroup, AuthorizerLogGroup, CreatePlantLogGroup, PreTrafficLogGroup [dev]", "kept 1 day ("}}},
 		{name: "point JWKS at our staging IdP mirror",
 			edits: []edit{{"samconfig.toml", "", devOverrides, strings.TrimSuffix(devOverrides, `"`) +
 				` AuthIssuer=https://login.plantstore.example AuthAudience=plant-store AuthJwksUrl=https://idp-mirror.staging.plantstore.example/.well-known/jwks.json"`}},
-			want: []want{{"AuthorizerFunction [dev]", "is on host idp-mirror.staging.plantstore.example, not the issuer's login.plantstore.example"}},
+			want: []want{{"PS-EXP-003", "AuthorizerFunction [dev]", "is on host idp-mirror.staging.plantstore.example, not the issuer's login.plantstore.example"}},
 			also: devLeavesCognito},
 		{name: "safe: a year of prod logs, one more alarm, the authorizer's latency logged, execution logs at ERROR",
 			edits: []edit{
@@ -159,14 +159,14 @@ func TestExposureRulesCatchDangerousEdits(t *testing.T) {
 			for _, w := range c.want {
 				n := 0
 				for i, f := range findings {
-					if strings.Contains(f.Where, w.where) && strings.Contains(f.String(), w.says) {
+					if f.ID == w.id && strings.Contains(f.Where, w.where) && strings.Contains(f.String(), w.says) {
 						matched[i] = true
 						n++
 						t.Logf("caught: %s", f)
 					}
 				}
 				if n != 1 {
-					t.Errorf("%d findings on %s saying %q, want 1", n, w.where, w.says)
+					t.Errorf("%d findings %s on %s saying %q, want 1", n, w.id, w.where, w.says)
 				}
 			}
 			for i, f := range findings {

@@ -71,11 +71,19 @@ func loadMutant(t *testing.T, root string, variants ...string) []env {
 	return out
 }
 
-// wantFinding fails unless a finding names where and contains rule.
+// wantFinding fails unless a finding names where and contains rule; where
+// may start with the rule's ID ("PS-TPL-002 CreatePlantS3Permission").
 func wantFinding(t *testing.T, findings []Finding, where, rule string) {
 	t.Helper()
+	id, rest, ok := strings.Cut(where, " ")
+	if !ruleIDForm.MatchString(id) {
+		id, rest, ok = "", where, true
+	}
+	if !ok {
+		rest = ""
+	}
 	for _, f := range findings {
-		if strings.Contains(f.Where, where) && strings.Contains(f.String(), rule) {
+		if (id == "" || f.ID == id) && strings.Contains(f.Where, rest) && strings.Contains(f.String(), rule) {
 			t.Logf("caught: %s", f)
 			return
 		}

@@ -352,7 +352,7 @@ func guardedOf(e env) ([]guarded, []Finding) {
 			}
 			for _, prop := range policyProperties {
 				if p[prop] != nil {
-					findings = append(findings, Finding{Where: e.where(r, id), Rule: fmt.Sprintf("carries a resource policy (%s of %s) that the preflight cannot ask who may use", prop, typ), Fix: "teach policyReaders in tools/preflight/resourcepolicy.go to read it, with the ARNs its requests name"})
+					findings = append(findings, Finding{ID: idResourcePolicy, Where: e.where(r, id), Rule: fmt.Sprintf("carries a resource policy (%s of %s) that the preflight cannot ask who may use", prop, typ), Fix: "teach policyReaders in tools/preflight/resourcepolicy.go to read it, with the ARNs its requests name"})
 					break
 				}
 			}
@@ -489,7 +489,7 @@ func resourceAccess(envs []env, allow *Allowlist) ([]Finding, []string, error) {
 			}
 		}
 		if len(p.requests) == 0 {
-			findings = append(findings, Finding{Where: a.e.where(a.g.stack, a.g.id), Rule: fmt.Sprintf("guards %v, which no action of %s takes by AWS's service reference", a.g.arns, svc), Fix: "correct the resource the policy is attached to"})
+			findings = append(findings, Finding{ID: idResourcePolicy, Where: a.e.where(a.g.stack, a.g.id), Rule: fmt.Sprintf("guards %v, which no action of %s takes by AWS's service reference", a.g.arns, svc), Fix: "correct the resource the policy is attached to"})
 			continue
 		}
 		first := p.requests[0]
@@ -537,7 +537,7 @@ func resourceAccess(envs []env, allow *Allowlist) ([]Finding, []string, error) {
 		}
 		a, r := all[of[n]], who[n]
 		if ans.Result == "Error" {
-			findings = append(findings, Finding{Where: a.e.where(a.g.stack, a.g.id), Rule: fmt.Sprintf("the evaluator cannot read %s on %s: %s", r.q.Action, r.q.Resource, ans.Error), Fix: "correct the policy"})
+			findings = append(findings, Finding{ID: idResourcePolicy, Where: a.e.where(a.g.stack, a.g.id), Rule: fmt.Sprintf("the evaluator cannot read %s on %s: %s", r.q.Action, r.q.Resource, ans.Error), Fix: "correct the policy"})
 			continue
 		}
 		if !ans.Allowed() || !possible(r.q.Context) {
@@ -634,7 +634,7 @@ func resourceAccess(envs []env, allow *Allowlist) ([]Finding, []string, error) {
 		if outs[0].rank == 0 {
 			kind = "public access"
 		}
-		findings = append(findings, Finding{Where: a.e.where(a.g.stack, a.g.id), Rule: fmt.Sprintf("its resource policy gives %s to %s: %s; only this account's principals, and services for this stack's own resources, may use it (the rule of resource policies, IAM Access Analyzer's external access)",
+		findings = append(findings, Finding{ID: idResourcePolicy, Where: a.e.where(a.g.stack, a.g.id), Rule: fmt.Sprintf("its resource policy gives %s to %s: %s; only this account's principals, and services for this stack's own resources, may use it (the rule of resource policies, IAM Access Analyzer's external access)",
 			kind, a.g.subject, strings.Join(shown, ", ")), Fix: fmt.Sprintf("remove the statement or narrow its Principal and Condition to this account, or to this stack's own resources by aws:SourceArn; if the access is meant, name it in %s (kind %s, what %q, a reason)",
 			AllowlistFile, kindExternalAccess, fmt.Sprintf("%s %s %s", a.e.name, a.g.subject, outs[0].caller))})
 	}
@@ -642,7 +642,7 @@ func resourceAccess(envs []env, allow *Allowlist) ([]Finding, []string, error) {
 		for _, e := range allow.Entries {
 			variant, _, _ := strings.Cut(e.What, " ")
 			if e.Kind == kindExternalAccess && !used[e.What] && slices.ContainsFunc(envs, func(x env) bool { return x.name == variant }) {
-				findings = append(findings, Finding{Where: fmt.Sprintf("%s (%s %q)", AllowlistFile, kindExternalAccess, e.What), Rule: "is stale: no resource policy of that variant gives that access", Fix: "remove the entry"})
+				findings = append(findings, Finding{ID: idResourcePolicy, Where: fmt.Sprintf("%s (%s %q)", AllowlistFile, kindExternalAccess, e.What), Rule: "is stale: no resource policy of that variant gives that access", Fix: "remove the entry"})
 			}
 		}
 	}

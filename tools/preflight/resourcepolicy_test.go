@@ -47,48 +47,48 @@ func TestResourcePoliciesAdmitNoOutsider(t *testing.T) {
 	}{
 		{"another account reads the artifacts", "let the staging account's pipeline read the packaged templates", "dev",
 			[]edit{bucket("StagingReads", "{AWS: 'arn:aws:iam::111122223333:root'}", "")},
-			"ArtifactsBucketPolicy", "arn:aws:iam::111122223333:root (s3 (1, first s3:GetObject))"},
+			"PS-IAM-004 ArtifactsBucketPolicy", "arn:aws:iam::111122223333:root (s3 (1, first s3:GetObject))"},
 		{"anyone reads the artifacts", "the release page links the packaged template for download", "prod",
 			[]edit{bucket("ReleasePage", "'*'", "")},
-			"ArtifactsBucketPolicy", "public access to ArtifactsBucket: any principal of another account (public)"},
+			"PS-IAM-004 ArtifactsBucketPolicy", "public access to ArtifactsBucket: any principal of another account (public)"},
 		{"the organization invokes createplant", "let the org's shared scheduler invoke createplant", "default",
 			[]edit{resources("  OrgSchedulerPermission:\n    Type: AWS::Lambda::Permission\n    Properties:\n      Action: lambda:InvokeFunction\n" +
 				"      FunctionName: !Ref CreatePlantFunction.Alias\n      Principal: '*'\n      PrincipalOrgID: o-a1b2c3d4e5\n")},
-			"OrgSchedulerPermission", "another account's principals (aws:PrincipalOrgID=o-a1b2c3d4e5)"},
+			"PS-IAM-004 OrgSchedulerPermission", "another account's principals (aws:PrincipalOrgID=o-a1b2c3d4e5)"},
 		{"a public function URL", "a quick URL for the demo, without the gateway", "default",
 			[]edit{resources("  DemoUrl:\n    Type: AWS::Lambda::Url\n    Properties:\n      AuthType: NONE\n      TargetFunctionArn: !Ref CreatePlantFunction.Alias\n\n" +
 				"  DemoUrlPermission:\n    Type: AWS::Lambda::Permission\n    Properties:\n      Action: lambda:InvokeFunctionUrl\n" +
 				"      FunctionName: !Ref CreatePlantFunction.Alias\n      Principal: '*'\n      FunctionUrlAuthType: NONE\n")},
-			"DemoUrlPermission", "public access to CreatePlantFunctionAliaslive"},
+			"PS-IAM-004 DemoUrlPermission", "public access to CreatePlantFunctionAliaslive"},
 		{"CloudWatch of any account publishes to the alarm topic", "give the alarms a topic CloudWatch may publish to", "default",
 			[]edit{resources("  AlarmTopic:\n    Type: AWS::SNS::Topic\n\n  AlarmTopicPolicy:\n    Type: AWS::SNS::TopicPolicy\n    Properties:\n      Topics: [!Ref AlarmTopic]\n" +
 				"      PolicyDocument:\n        Version: '2012-10-17'\n        Statement:\n          - Effect: Allow\n            Principal: {Service: cloudwatch.amazonaws.com}\n" +
 				"            Action: sns:Publish\n            Resource: !Ref AlarmTopic\n")},
-			"AlarmTopicPolicy", "cloudwatch.amazonaws.com for any account's resource (sns (1, first sns:Publish))"},
+			"PS-IAM-004 AlarmTopicPolicy", "cloudwatch.amazonaws.com for any account's resource (sns (1, first sns:Publish))"},
 		{"topics named like ours in any account feed the queue", "a dead-letter queue that the stacks' topics may send to", "default",
 			[]edit{resources("  DeadLetterQueue:\n    Type: AWS::SQS::Queue\n\n  DeadLetterQueuePolicy:\n    Type: AWS::SQS::QueuePolicy\n    Properties:\n      Queues: [!Ref DeadLetterQueue]\n" +
 				"      PolicyDocument:\n        Version: '2012-10-17'\n        Statement:\n          - Effect: Allow\n            Principal: '*'\n            Action: sqs:SendMessage\n" +
 				"            Resource: !GetAtt DeadLetterQueue.Arn\n            Condition:\n              ArnLike:\n                aws:SourceArn: arn:aws:sns:*:*:plant-store-*\n")},
-			"DeadLetterQueuePolicy", "aws:SourceArn=arn:aws:sns:eu-west-1:999999999999:plant-store-x-neighbour"},
+			"PS-IAM-004 DeadLetterQueuePolicy", "aws:SourceArn=arn:aws:sns:eu-west-1:999999999999:plant-store-x-neighbour"},
 		{"the API from a VPC endpoint, if any", "only our VPC endpoint may call the API (requests from the internet carry no aws:SourceVpce)", "default",
 			[]edit{{"template.yaml", "  PlantsApi:", "        DefaultAuthorizer: TokenAuthorizer\n", "        DefaultAuthorizer: TokenAuthorizer\n        ResourcePolicy:\n" +
 				"          CustomStatements:\n            - Effect: Allow\n              Principal: '*'\n              Action: execute-api:Invoke\n              Resource: execute-api:/*\n" +
 				"              Condition:\n                StringEqualsIfExists:\n                  aws:SourceVpce: vpce-0a1b2c3d4e5f60718\n"}},
-			"PlantsApi", "any principal of another account (public) (no aws:SourceVpce)"},
+			"PS-IAM-004 PlantsApi", "any principal of another account (public) (no aws:SourceVpce)"},
 		{"the analytics account decrypts", "a key for the table that the analytics account can decrypt exports with", "default",
 			[]edit{resources("  TableKey:\n    Type: AWS::KMS::Key\n    Properties:\n      KeyPolicy:\n        Version: '2012-10-17'\n        Statement:\n" +
 				"          - Effect: Allow\n            Principal: {AWS: !Sub 'arn:${AWS::Partition}:iam::${AWS::AccountId}:root'}\n            Action: kms:*\n            Resource: '*'\n" +
 				"          - Effect: Allow\n            Principal: {AWS: 'arn:aws:iam::444455556666:root'}\n            Action: kms:Decrypt\n            Resource: '*'\n")},
-			"TableKey", "arn:aws:iam::444455556666:root (kms (1, first kms:Decrypt))"},
+			"PS-IAM-004 TableKey", "arn:aws:iam::444455556666:root (kms (1, first kms:Decrypt))"},
 		{"Route 53 writes query logs for anyone", "log the domain's DNS queries", "default",
 			[]edit{resources("  QueryLogsPolicy:\n    Type: AWS::Logs::ResourcePolicy\n    Properties:\n      PolicyName: route53-query-logs\n" +
 				"      PolicyDocument: !Sub '{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\",\"Principal\":{\"Service\":\"route53.amazonaws.com\"}," +
 				"\"Action\":[\"logs:CreateLogStream\",\"logs:PutLogEvents\"],\"Resource\":\"arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/route53/*\"}]}'\n")},
-			"QueryLogsPolicy", "route53.amazonaws.com for any account's resource"},
+			"PS-IAM-004 QueryLogsPolicy", "route53.amazonaws.com for any account's resource"},
 		{"a file system policy the preflight cannot read", "share the cache's file system", "default",
 			[]edit{resources("  CacheFileSystem:\n    Type: AWS::EFS::FileSystem\n    Properties:\n      FileSystemPolicy:\n        Version: '2012-10-17'\n        Statement:\n" +
 				"          - Effect: Allow\n            Principal: {AWS: '*'}\n            Action: elasticfilesystem:ClientMount\n            Resource: '*'\n")},
-			"CacheFileSystem", "carries a resource policy (FileSystemPolicy of AWS::EFS::FileSystem) that the preflight cannot ask who may use"},
+			"PS-IAM-004 CacheFileSystem", "carries a resource policy (FileSystemPolicy of AWS::EFS::FileSystem) that the preflight cannot ask who may use"},
 		{"safe: TLS 1.2 or later only", "Security Hub's S3 control asks for a minimum TLS version on the bucket", "dev",
 			[]edit{{"pipeline/roles.yaml", "  ArtifactsBucketPolicy:", bucketStatements, "        Statement:\n          - Sid: TLS12\n            Effect: Deny\n            Principal: '*'\n" +
 				"            Action: 's3:*'\n            Resource: [!GetAtt ArtifactsBucket.Arn, !Sub '${ArtifactsBucket.Arn}/*']\n" +
@@ -132,7 +132,7 @@ func TestResourcePoliciesTakeTheAllowlistsReasons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantFinding(t, findings, `external-access "dev ArtifactsBucket *"`, "is stale")
+	wantFinding(t, findings, `PS-IAM-004 external-access "dev ArtifactsBucket *"`, "is stale")
 	if len(findings) != 1 {
 		t.Errorf("findings %v, want the stale entry's alone", findings)
 	}

@@ -44,20 +44,20 @@ var statefulEnvironments = []string{"default", "dev", "prod"}
 // variant, and checks the allowlist against them all. A finding that
 // several variants share is told once, naming them.
 func CheckTemplate(envs []env, allow *Allowlist, ref *StatefulReference) []Finding {
-	type key struct{ where, rule, fix string }
+	type key struct{ id, where, rule, fix string }
 	var order []key
 	variants := map[key][]string{}
 	for _, e := range envs {
 		r := e.app
-		fs := HS256SecretFindings(r)
-		fs = append(fs, LambdaPermissionFindings(r)...)
-		fs = append(fs, RouteFindings(r, allow)...)
+		fs := withID(idHS256, HS256SecretFindings(r))
+		fs = append(fs, withID(idPermission, LambdaPermissionFindings(r))...)
+		fs = append(fs, withID(idRoute, RouteFindings(r, allow))...)
 		fs = append(fs, ExposureFindings(e)...)
 		if slices.Contains(statefulEnvironments, e.name) {
-			fs = append(fs, StatefulFindings(r, e.name, ref)...)
+			fs = append(fs, withID(idStateful, StatefulFindings(r, e.name, ref))...)
 		}
 		for _, f := range fs {
-			k := key{f.Where, f.Rule, f.Fix}
+			k := key{f.ID, f.Where, f.Rule, f.Fix}
 			if _, ok := variants[k]; !ok {
 				order = append(order, k)
 			}
@@ -70,9 +70,9 @@ func CheckTemplate(envs []env, allow *Allowlist, ref *StatefulReference) []Findi
 		if where != StatefulFile {
 			where = "template.yaml " + where
 		}
-		out = append(out, Finding{Where: fmt.Sprintf("%s [%s]", where, strings.Join(variants[k], ", ")), Rule: k.rule, Fix: k.fix})
+		out = append(out, Finding{ID: k.id, Where: fmt.Sprintf("%s [%s]", where, strings.Join(variants[k], ", ")), Rule: k.rule, Fix: k.fix})
 	}
-	return append(out, AllowlistFindings(allow, envs, ref)...)
+	return append(out, withID(idAllowlist, AllowlistFindings(allow, envs, ref))...)
 }
 
 // hs256Variable is the authorizer's HS256 key source (internal/auth).

@@ -196,11 +196,11 @@ func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
 		{"an unknown kind", "entries:\n  - kind: public\n    what: GET /plants\n    reason: x\n", "entry 1", `has kind "public"`},
 	} {
 		t.Run("allowlist: "+c.name, func(t *testing.T) {
-			wantFinding(t, CheckTemplate(envs, parseAllowlist(t, c.allowlist), ref), c.where, c.says)
+			wantFinding(t, CheckTemplate(envs, parseAllowlist(t, c.allowlist), ref), "PS-BOOK-002 "+c.where, c.says)
 		})
 	}
 	t.Run("a reference without the environment", func(t *testing.T) {
-		wantFinding(t, CheckTemplate(envs, allow, &StatefulReference{}), StatefulFile, "holds no reference for the prod stack")
+		wantFinding(t, CheckTemplate(envs, allow, &StatefulReference{}), "PS-TPL-004 "+StatefulFile, "holds no reference for the prod stack")
 	})
 	if _, err := ParseAllowlist([]byte("entries:\n  - kind: replacement\n    what: PlantsTable\n    reson: typo\n")); err == nil {
 		t.Error("an allowlist entry with an unknown field (reson) was read")
@@ -232,13 +232,13 @@ func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
 			edits: []edit{
 				{"template.yaml", "Globals:", "    MemorySize: 128\n", "    MemorySize: 128\n    Environment:\n      Variables:\n        AUTH_HS256_SECRET: " + fixtures.Secret + "\n"},
 				{"template.yaml", "  AuthorizerFunction:", authorizerSecret, "          AUTH_HS256_SECRET: " + fixtures.Secret + "\n"}},
-			want: []want{{"CreatePlantFunction", "AUTH_HS256_SECRET is a literal of"}, {"PreTrafficFunction", "AUTH_HS256_SECRET is a literal of"},
-				{"AuthorizerFunction", "AUTH_HS256_SECRET is a literal of"}}},
+			want: []want{{"PS-TPL-001 CreatePlantFunction", "AUTH_HS256_SECRET is a literal of"}, {"PS-TPL-001 PreTrafficFunction", "AUTH_HS256_SECRET is a literal of"},
+				{"PS-TPL-001 AuthorizerFunction", "AUTH_HS256_SECRET is a literal of"}}},
 		{name: "the authorizer's HS256 secret from a NoEcho parameter",
 			edits: []edit{
 				{"template.yaml", "", "Parameters:\n", "Parameters:\n  AuthHs256Secret:\n    Type: String\n    NoEcho: true\n    Default: ''\n"},
 				{"template.yaml", "  AuthorizerFunction:", authorizerSecret, "          AUTH_HS256_SECRET: !Ref AuthHs256Secret\n"}},
-			want: []want{{"AuthorizerFunction", `AUTH_HS256_SECRET is {"Ref":"AuthHs256Secret"}`}}},
+			want: []want{{"PS-TPL-001 AuthorizerFunction", `AUTH_HS256_SECRET is {"Ref":"AuthHs256Secret"}`}}},
 		{name: "permissions for any API, for principal *, for another service, for an undeclared route",
 			edits: []edit{
 				permission("CreatePlantAnyApiPermission", "apigateway.amazonaws.com", "!Sub arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:*"),
@@ -246,15 +246,15 @@ func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
 				permission("CreatePlantS3Permission", "s3.amazonaws.com", "arn:aws:s3:::plant-uploads"),
 				permission("CreatePlantDeletePermission", "apigateway.amazonaws.com", "!Sub arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${PlantsApi}/*/DELETE/plants")},
 			want: []want{
-				{"CreatePlantAnyApiPermission", `"*" is no RestApi of this stack`},
-				{"CreatePlantPublicPermission", "lets * invoke CreatePlantFunction"},
-				{"CreatePlantS3Permission", "lets s3.amazonaws.com invoke CreatePlantFunction"},
-				{"CreatePlantDeletePermission", "names no stage and route the template declares"}}},
+				{"PS-TPL-002 CreatePlantAnyApiPermission", `"*" is no RestApi of this stack`},
+				{"PS-TPL-002 CreatePlantPublicPermission", "lets * invoke CreatePlantFunction"},
+				{"PS-TPL-002 CreatePlantS3Permission", "lets s3.amazonaws.com invoke CreatePlantFunction"},
+				{"PS-TPL-002 CreatePlantDeletePermission", "names no stage and route the template declares"}}},
 		{name: "an anonymous second route GET /plants",
 			edits: []edit{{"template.yaml", "  CreatePlantFunction:", anonymousRoute, anonymousRoute +
 				"        ListPlants:\n          Type: Api\n          Properties:\n            RestApiId: !Ref PlantsApi\n            Path: /plants\n            Method: get\n" +
 				"            Auth:\n              Authorizer: NONE\n"}},
-			want: []want{{"PlantsApi GET /plants", `has no authorizer (security [{"NONE":[]}]): anyone reaches CreatePlantFunction`}},
+			want: []want{{"PS-TPL-003 PlantsApi GET /plants", `has no authorizer (security [{"NONE":[]}]): anyone reaches CreatePlantFunction`}},
 			then: func(t *testing.T, envs []env) {
 				// Allowed with a reason, the route passes, and so does the
 				// permission SAM makes for it (GET /plants is declared).
@@ -267,9 +267,9 @@ func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
 			edits: []edit{{"template.yaml", "", "  PlantsApi:\n", "  RootMethod:\n    Type: AWS::ApiGateway::Method\n    Properties:\n" +
 				"      RestApiId: !Ref PlantsApi\n      ResourceId: !GetAtt PlantsApi.RootResourceId\n      HttpMethod: GET\n" +
 				"      AuthorizationType: NONE\n      Integration:\n        Type: MOCK\n\n  PlantsApi:\n"}},
-			want: []want{{"PlantsApi GET /", "has no authorizer (AuthorizationType NONE)"}}},
+			want: []want{{"PS-TPL-003 PlantsApi GET /", "has no authorizer (AuthorizationType NONE)"}}},
 		{name: "the table's key attribute renamed", edits: keySchema,
-			want: []want{{"PlantsTable", `KeySchema changes ([{"AttributeName":"id","KeyType":"HASH"}] to [{"AttributeName":"plantId","KeyType":"HASH"}]); CloudFormation replaces the table`}},
+			want: []want{{"PS-TPL-004 PlantsTable", `KeySchema changes ([{"AttributeName":"id","KeyType":"HASH"}] to [{"AttributeName":"plantId","KeyType":"HASH"}]); CloudFormation replaces the table`}},
 			then: func(t *testing.T, envs []env) {
 				current := map[string]map[string]StatefulResource{}
 				for _, e := range envs {
@@ -299,15 +299,15 @@ func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
 			}},
 		{name: "the table named (TableName is create-only)",
 			edits: []edit{{"template.yaml", "  PlantsTable:", "      BillingMode: PAY_PER_REQUEST\n", "      BillingMode: PAY_PER_REQUEST\n      TableName: !Sub ${AWS::StackName}-plants\n"}},
-			want:  []want{{"PlantsTable", `TableName changes (null to "plant-store-prod-plants"); CloudFormation replaces the table`}}},
+			want:  []want{{"PS-TPL-004 PlantsTable", `TableName changes (null to "plant-store-prod-plants"); CloudFormation replaces the table`}}},
 		{name: "the table's logical id renamed",
 			whole: func(s string) string {
 				return regexp.MustCompile(`\bPlantsTable\b`).ReplaceAllString(s, "PlantStoreTable")
 			},
-			want: []want{{"PlantsTable", "the AWS::DynamoDB::Table is gone from the stack (renamed to PlantStoreTable?)"}}},
+			want: []want{{"PS-TPL-004 PlantsTable", "the AWS::DynamoDB::Table is gone from the stack (renamed to PlantStoreTable?)"}}},
 		{name: "the user pool signs in by email (UsernameAttributes is fixed)",
 			edits: []edit{{"template.yaml", "  UserPool:", "      AdminCreateUserConfig:\n", "      UsernameAttributes: [email]\n      AdminCreateUserConfig:\n"}},
-			want:  []want{{"UserPool", `UsernameAttributes changes (null to ["email"]); Amazon Cognito cannot change it on an existing pool`}}},
+			want:  []want{{"PS-TPL-004 UserPool", `UsernameAttributes changes (null to ["email"]); Amazon Cognito cannot change it on an existing pool`}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -109,12 +109,12 @@ func rolesOf(e env) ([]trustedRole, []Finding, error) {
 		}
 		switch len(users) {
 		case 0:
-			findings = append(findings, Finding{Where: tr.where, Rule: "no rule says who assumes this role",
+			findings = append(findings, Finding{ID: idTrust, Where: tr.where, Rule: "no rule says who assumes this role",
 				Fix: "use it as a function's Role, a deployment group's ServiceRoleArn or the API Gateway account's CloudWatchRoleArn, or (pipeline/roles.yaml) add it to pipelineAssumers in tools/preflight/trust.go"})
 			continue
 		case 1:
 		default:
-			findings = append(findings, Finding{Where: tr.where, Rule: fmt.Sprintf("one role is used by %s", strings.Join(users, " and ")), Fix: "give each service a role of its own"})
+			findings = append(findings, Finding{ID: idTrust, Where: tr.where, Rule: fmt.Sprintf("one role is used by %s", strings.Join(users, " and ")), Fix: "give each service a role of its own"})
 			continue
 		}
 		out = append(out, tr)
@@ -304,7 +304,7 @@ func checkTrust(envs []env) ([]Finding, error) {
 	}
 	for _, a := range roles {
 		if ans := answers[a.intended]; !ans.Allowed() {
-			findings = append(findings, Finding{Where: a.tr.where, Rule: fmt.Sprintf("its trust policy does not let %s call %s (the evaluator: %s %s)", a.tr.assumer.principal, a.tr.assumer.action, ans.Result, ans.Error),
+			findings = append(findings, Finding{ID: idTrust, Where: a.tr.where, Rule: fmt.Sprintf("its trust policy does not let %s call %s (the evaluator: %s %s)", a.tr.assumer.principal, a.tr.assumer.action, ans.Result, ans.Error),
 				Fix: "allow exactly that principal and action in AssumeRolePolicyDocument"})
 		}
 		// Who is admitted, one principal (with its actions) at a time: the
@@ -364,7 +364,7 @@ func checkTrust(envs []env) ([]Finding, error) {
 		if conditional {
 			fix = conditionFix
 		}
-		findings = append(findings, Finding{Where: a.tr.where, Rule: fmt.Sprintf("its trust policy admits %s%s; only %s may assume it, with %s", strings.Join(shown, ", "), more, a.tr.assumer.principal, a.tr.assumer.action), Fix: fix})
+		findings = append(findings, Finding{ID: idTrust, Where: a.tr.where, Rule: fmt.Sprintf("its trust policy admits %s%s; only %s may assume it, with %s", strings.Join(shown, ", "), more, a.tr.assumer.principal, a.tr.assumer.action), Fix: fix})
 	}
 	return findings, nil
 }

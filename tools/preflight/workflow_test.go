@@ -313,7 +313,7 @@ func TestWorkflowRulesCatchDangerousEdits(t *testing.T) {
 	}
 }
 
-// copyCheckedFiles copies what CheckWorkflows reads to a new directory.
+// copyCheckedFiles copies what Check reads to a new directory.
 func copyCheckedFiles(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -324,8 +324,15 @@ func copyCheckedFiles(t *testing.T) string {
 	copyFile(t, filepath.Join(repoRoot, ".ci", "run"), filepath.Join(dir, ".ci", "run"), 0o755)
 	// The credentials rule reads the templates; the pins rule, the
 	// requirements that pip installs.
-	for _, f := range []string{"Makefile", "template.yaml", "pipeline/roles.yaml", ".github/requirements.txt"} {
-		copyFile(t, filepath.Join(repoRoot, f), filepath.Join(dir, f), 0o644)
+	// The stacks' rules, samconfig.toml's variants, the reviewed
+	// references and the managed policies the roles name.
+	managed, _ := filepath.Glob(filepath.Join(repoRoot, "tools/preflight/testdata/managed/*.json"))
+	for _, f := range []string{"Makefile", "template.yaml", "pipeline/roles.yaml", ".github/requirements.txt", "samconfig.toml", AllowlistFile, StatefulFile, accessFile} {
+		managed = append(managed, filepath.Join(repoRoot, f))
+	}
+	for _, f := range managed {
+		rel, _ := filepath.Rel(repoRoot, f)
+		copyFile(t, f, filepath.Join(dir, rel), 0o644)
 	}
 	return dir
 }

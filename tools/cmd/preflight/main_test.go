@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/internal/srctree"
+	"github.com/plantstore/plantstore/tools/preflight"
 	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
@@ -19,10 +20,13 @@ import (
 func copyWithEdit(t *testing.T) string {
 	t.Helper()
 	root := srctree.Path()
-	files := []string{"Makefile", "template.yaml", "pipeline/roles.yaml", ".github/requirements.txt", ".ci/run"}
+	files := []string{"Makefile", "template.yaml", "pipeline/roles.yaml", ".github/requirements.txt", ".ci/run", "samconfig.toml",
+		preflight.AllowlistFile, preflight.StatefulFile, "tools/preflight/testdata/access.txt"}
 	wfs, _ := filepath.Glob(filepath.Join(root, ".github", "workflows", "*.yml"))
-	for _, w := range wfs {
-		files = append(files, ".github/workflows/"+filepath.Base(w))
+	managed, _ := filepath.Glob(filepath.Join(root, "tools", "preflight", "testdata", "managed", "*.json"))
+	for _, w := range append(wfs, managed...) {
+		rel, _ := filepath.Rel(root, w)
+		files = append(files, filepath.ToSlash(rel))
 	}
 	dir := watchtest.CopyFiles(t, files...)
 	path := filepath.Join(dir, ".github", "workflows", "ci.yml")

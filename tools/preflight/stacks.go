@@ -1,0 +1,121 @@
+package preflight
+
+// The stacks' rules, still in Go (legacy.go gives their IDs): the template
+// rules and the exposure rules over each variant's translated stack, and
+// the IAM rules over the evaluator's answers (reach, the reviewed
+// snapshot, trust, resource policies). Their findings name a logical id of
+// the translated stack; place gives them the line in template.yaml or
+// pipeline/roles.yaml where a person edits it.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// checkStacks applies the stacks' rules to every variant of the
+// repository at root.
+func checkStacks(root string, allow *Allowlist) ([]Finding, error) {
+	var envs []env
+	for _, name := range stackVariants {
+		e, err := loadVariant(root, name)
+		if err != nil {
+			return nil, err
+		}
+		envs = append(envs, e)
+	}
+	ref, err := LoadStatefulReference(filepath.Join(root, StatefulFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		ref, err = &StatefulReference{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (regenerate it with %s)", StatefulFile, err, regenerate)
+	}
+	out := CheckTemplate(envs, allow, ref)
+	reach, lines, err := effectiveAccess(envs, envs, allow)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, reach...)
+	snapshot, err := readAccess(root)
+	if err != nil {
+		return nil, fmt.Errorf("%w (make preflight-accept writes it)", err)
+	}
+	out = append(out, compareAccess(snapshot, lines)...)
+	trust, err := checkTrust(envs)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, trust...)
+	places := map[string]map[string]int{}
+	for _, file := range credentialTemplates {
+		places[file] = logicalIDLines(filepath.Join(root, file))
+	}
+	for i := range out {
+		out[i] = place(out[i], places)
+	}
+	return out, nil
+}
+
+// whereForms are the two forms a stack's finding names its place in:
+// "template.yaml <what> [<variants>]" (the template rules) and
+// "<LogicalId> (<file>, <variant>)" (the IAM rules).
+var (
+	templateWhere = regexp.MustCompile(`^(template\.yaml) (.*)$`)
+	resourceWhere = regexp.MustCompile(`^(\S+) \((template\.yaml|pipeline/roles\.yaml), ([a-z]+)\)(.*)$`)
+	fileWhere     = regexp.MustCompile(`^(tools/preflight/[\w./]+)\s*(.*)$`)
+	logicalID     = regexp.MustCompile(`^[A-Za-z0-9]+`)
+)
+
+// place gives a stack's finding the file a person edits and the line of
+// the resource there: the longest logical id of the file that starts the
+// translated one (SAM names what it makes after its source: PlantsApi's
+// stage is PlantsApiprodStage).
+func place(f Finding, places map[string]map[string]int) Finding {
+	switch {
+	case templateWhere.MatchString(f.Where):
+		m := templateWhere.FindStringSubmatch(f.Where)
+		f.File, f.Where = m[1], m[2]
+	case resourceWhere.MatchString(f.Where):
+		m := resourceWhere.FindStringSubmatch(f.Where)
+		f.File, f.Where = m[2], m[1]+" ("+m[3]+")"+m[4]
+	case fileWhere.MatchString(f.Where):
+		m := fileWhere.FindStringSubmatch(f.Where)
+		f.File, f.Where = m[1], m[2]
+		return f
+	default:
+		f.File = "template.yaml"
+	}
+	id := logicalID.FindString(f.Where)
+	best := ""
+	for src, line := range places[f.File] {
+		if strings.HasPrefix(id, src) && len(src) > len(best) {
+			best, f.Line = src, line
+		}
+	}
+	return f
+}
+
+// logicalIDLines are the lines of a template's resources, by logical id.
+func logicalIDLines(path string) map[string]int {
+	out := map[string]int{}
+	raw, err := os.ReadFile(path)
+	var doc yaml.Node
+	if err != nil || yaml.Unmarshal(raw, &doc) != nil || len(doc.Content) == 0 {
+		return out
+	}
+	res := entryNode(doc.Content[0], "Resources")
+	if res == nil {
+		return out
+	}
+	for i := 0; i+1 < len(res.Content); i += 2 {
+		out[res.Content[i].Value] = res.Content[i].Line
+	}
+	return out
+}
