@@ -156,7 +156,6 @@ var lintSteps = []lintStep{
 	}},
 	{"actionlint", func(c gateCall) bool { return c.name == "actionlint" }},
 	{"the deploy preflight (bin/preflight)", func(c gateCall) bool { return c.name == "preflight" }},
-	{"the deploy preflight's rules still in Go (go test ./tools/preflight)", func(c gateCall) bool { return c.goSub() == "test" && slices.Contains(c.args, "./tools/preflight") }},
 }
 
 // stubbed are the tools the job's stubs stand for. Calls of the first
