@@ -122,7 +122,7 @@ func jobFacts(w *workflow, j job) map[string]any {
 		steps = append(steps, map[string]any{
 			"index": i + 1, "line": s.line, "label": label, "uses": s.Uses, "action": s.action(),
 			"run": s.Run, "shell": shell, "if": s.If, "with": with, "keys": entryFacts(node),
-			"calls": topCalls(s.Run),
+			"calls": topCalls(s.Run), "uses_comment": usesComment(node),
 		})
 	}
 	env, hasEnv := any(nil), j.Environment != nil
@@ -130,10 +130,20 @@ func jobFacts(w *workflow, j job) map[string]any {
 		env = j.environment()
 	}
 	return map[string]any{
-		"name": j.name, "line": j.line, "keys": keys, "uses": j.Uses, "if": j.If, "needs": j.needs(),
+		"name": j.name, "line": j.line, "keys": keys, "uses": j.Uses, "uses_comment": usesComment(j.node), "if": j.If, "needs": j.needs(),
 		"environment": env, "has_environment": hasEnv, "runner_labels": labels,
 		"secret_refs": secretRefs(j.node), "secrets_passed": !j.Secrets.IsZero(), "steps": steps,
 	}
+}
+
+// usesComment is the comment on a uses: line (YAML keeps it beside the
+// value): "# v4.2.2" names the tag a SHA pin stands for.
+func usesComment(n *yaml.Node) string {
+	_, v := yamlEntry(n, "uses")
+	if v == nil {
+		return ""
+	}
+	return v.LineComment
 }
 
 // runnerLabels are the labels a runs-on value can select: a group (a

@@ -208,6 +208,7 @@ func dangerousEdits() []dangerousEdit {
 			replaceOnce(buildNeeds, buildNeeds+"    permissions:\n      contents: read\n      id-token: write\n"), []string{"PS-WF-004"}},
 		// 4. unpinned-uses.
 		{"checkout pinned to a tag", ".github/workflows/ci.yml", replaceOnce(checkout, "actions/checkout@v4"), []string{"PS-WF-005"}},
+		{"checkout's SHA without the tag it stands for", ".github/workflows/ci.yml", replaceOnce(checkout, "actions/checkout@11d5960a326750d5838078e36cf38b85af677262"), []string{"PS-WF-005"}},
 		{"a reusable workflow from another repository at a branch", ".github/workflows/deploy.yml",
 			replaceOnce("    uses: ./.github/workflows/ci.yml\n", "    uses: plantstore/shared-workflows/.github/workflows/ci.yml@main\n"), []string{"PS-WF-005", "PS-WF-011"}},
 		{"a Docker action by tag", ".github/workflows/deploy.yml",

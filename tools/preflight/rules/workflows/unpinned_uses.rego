@@ -33,3 +33,28 @@ deny contains {"file": w.file, "line": s.line, "msg": sprintf("%s: `%s` is not p
 	some s in j.steps
 	not pinned(s.uses)
 }
+
+# A SHA says nothing to a reader: the tag it stands for is the comment
+# beside it, which Dependabot and a reviewer read.
+sha_pinned(uses) if {
+	not startswith(uses, "docker://")
+	regex.match(`^[^@\s]+@[0-9a-f]{40}$`, uses)
+}
+
+untagged(x) if {
+	sha_pinned(x.uses)
+	not regex.match(`^#\s*v\d+(\.\d+)*$`, object.get(x, "uses_comment", ""))
+}
+
+deny contains {"file": w.file, "line": s.line, "msg": sprintf("%s: `%s` has no `# vX.Y.Z` comment naming the tag its SHA stands for", [github.step_where(j, s), s.uses])} if {
+	some w in input.workflows
+	some j in w.jobs
+	some s in j.steps
+	untagged(s)
+}
+
+deny contains {"file": w.file, "line": j.line, "msg": sprintf("job %s: `%s` has no `# vX.Y.Z` comment naming the tag its SHA stands for", [j.name, j.uses])} if {
+	some w in input.workflows
+	some j in w.jobs
+	untagged(j)
+}
