@@ -15,11 +15,10 @@ import (
 var repoRoot = srctree.Path()
 
 // The workflows call the Makefile, never repeat its steps: every `make X`
-// they run is a target of the Makefile, and every action is pinned to a full
-// commit SHA with its release tag in a comment (GitHub's security hardening
-// guide: a SHA is the only immutable reference; a tag can be moved to other
-// code by whoever controls the action's repository).
-func TestWorkflowsCallTheMakefileAndPinTheirActions(t *testing.T) {
+// they run is a target of the Makefile. (That their actions are pinned is
+// the preflight's PS-WF-005; that ci.yml runs .ci/run, and .ci/run make
+// lint and make test, its PS-CI-001.)
+func TestWorkflowsCallTheMakefile(t *testing.T) {
 	t.Parallel()
 	mk, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
 	if err != nil {
@@ -29,7 +28,6 @@ func TestWorkflowsCallTheMakefileAndPinTheirActions(t *testing.T) {
 	if len(files) < 2 {
 		t.Fatalf("workflows %v, want ci.yml and deploy.yml", files)
 	}
-	pinned := regexp.MustCompile(`(?m)^\s*-?\s*uses: ([\w.-]+/[\w.-]+(/[\w./-]+)?)@([0-9a-f]{40}) # (v\d+(\.\d+)*)$`)
 	makeCall := regexp.MustCompile(`\bmake ([a-z][\w-]*)`)
 	targets := 0
 	for _, f := range files {
@@ -40,24 +38,15 @@ func TestWorkflowsCallTheMakefileAndPinTheirActions(t *testing.T) {
 		var wf struct {
 			Jobs map[string]struct {
 				Steps []struct {
-					Uses string `yaml:"uses"`
-					Run  string `yaml:"run"`
+					Run string `yaml:"run"`
 				} `yaml:"steps"`
 			} `yaml:"jobs"`
 		}
 		if err := yaml.Unmarshal(raw, &wf); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		// The raw lines: YAML drops the comment that names the tag.
-		lines := map[string]bool{}
-		for _, m := range pinned.FindAllStringSubmatch(string(raw), -1) {
-			lines[m[1]+"@"+m[3]] = true
-		}
 		for job, j := range wf.Jobs {
 			for _, s := range j.Steps {
-				if s.Uses != "" && !strings.HasPrefix(s.Uses, "./") && !lines[s.Uses] {
-					t.Errorf("%s, job %s: %q is not pinned to a commit SHA with its tag in a comment (uses: owner/repo@<40 hex> # vX.Y.Z)", filepath.Base(f), job, s.Uses)
-				}
 				run := s.Run
 				if strings.Contains(run, ".ci/run") {
 					ci, err := os.ReadFile(filepath.Join(repoRoot, ".ci", "run"))
@@ -78,17 +67,10 @@ func TestWorkflowsCallTheMakefileAndPinTheirActions(t *testing.T) {
 	if targets < 4 {
 		t.Errorf("the workflows call %d make targets; ci.yml runs lint, smoke-local and test, deploy.yml smoke", targets)
 	}
-	// ci.yml runs .ci/run itself, so GitHub and the project's CI run one
-	// definition of the checks.
+	// .ci/run also runs the smoke test on the local stack.
 	ci, _ := os.ReadFile(filepath.Join(repoRoot, ".ci", "run"))
-	wf, _ := os.ReadFile(filepath.Join(repoRoot, ".github", "workflows", "ci.yml"))
-	if !regexp.MustCompile(`(?m)^\s+run: bash \.ci/run$`).Match(wf) {
-		t.Error("ci.yml does not run .ci/run")
-	}
-	for _, target := range []string{"make lint", "make smoke-local", "make test"} {
-		if !strings.Contains(string(ci), target) {
-			t.Errorf(".ci/run does not run %s", target)
-		}
+	if !strings.Contains(string(ci), "make smoke-local") {
+		t.Error(".ci/run does not run make smoke-local")
 	}
 }
 
