@@ -20,6 +20,11 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
+	envs, places, err := loadStacks(root)
+	if err != nil {
+		return nil, err
+	}
+	facts["stacks"] = stacksFacts(envs, places)
 	out, err := b.Eval(ctx, facts)
 	if err != nil {
 		return nil, err
@@ -38,7 +43,7 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", AllowlistFile, err)
 	}
-	stacks, err := checkStacks(root, allow)
+	stacks, err := checkStacks(root, envs, places, allow)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/plantstore/plantstore/internal/fixtures"
 )
 
 // The repository passes every rule of the book and every rule still in Go.
@@ -32,26 +34,10 @@ func TestStackFindingsNameTheLineEdited(t *testing.T) {
 	skipMutantsInShort(t)
 	const permission = "  OpenPermission:\n    Type: AWS::Lambda::Permission\n    Properties:\n      Action: lambda:InvokeFunction\n" +
 		"      FunctionName: !Ref CreatePlantFunction.Alias\n      Principal: '*'\n\n  PlantsApi:\n"
-	root := mutant(t,
+	root := checkedMutant(t,
 		edit{"template.yaml", "", "  PlantsApi:\n", permission},
 		edit{"pipeline/roles.yaml", "  CloudFormationExecutionRole:", "        Statement:\n",
 			"        Statement:\n          - Effect: Allow\n            Principal: {AWS: 'arn:aws:iam::999999999999:root'}\n            Action: sts:AssumeRole\n"})
-	// The rest of what Check reads, as the repository has it.
-	rest := copyCheckedFiles(t)
-	err := filepath.WalkDir(rest, func(p string, d fs.DirEntry, err error) error {
-		rel, _ := filepath.Rel(rest, p)
-		if err != nil || d.IsDir() || fileExists(filepath.Join(root, rel)) {
-			return err
-		}
-		info, err := d.Info()
-		if err == nil {
-			copyFile(t, p, filepath.Join(root, rel), info.Mode().Perm())
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	findings, err := Check(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)
@@ -93,4 +79,69 @@ func TestStackFindingsNameTheLineEdited(t *testing.T) {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// checkedMutant is a mutant (mutant_test.go) with the rest of what Check
+// reads, as the repository has it.
+func checkedMutant(t *testing.T, edits ...edit) string {
+	t.Helper()
+	root := mutant(t, edits...)
+	rest := copyCheckedFiles(t)
+	err := filepath.WalkDir(rest, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(rest, p)
+		if err != nil || d.IsDir() || fileExists(filepath.Join(root, rel)) {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			copyFile(t, p, filepath.Join(root, rel), info.Mode().Perm())
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// The stack rules of the book refuse each edit by their ID, on the line of
+// template.yaml the edit touches (the resource's).
+func TestStackRulesCatchDangerousEdits(t *testing.T) {
+	t.Parallel()
+	needEvaluator(t)
+	skipMutantsInShort(t)
+	const authorizerSecret = "          AUTH_HS256_SECRET: ''\n"
+	cases := []struct {
+		name  string
+		edits []edit
+		want  [][2]string // "ID where", says
+	}{
+		{"the fixtures' HS256 secret for every function (Globals) and on the authorizer", []edit{
+			{"template.yaml", "Globals:", "    MemorySize: 128\n", "    MemorySize: 128\n    Environment:\n      Variables:\n        AUTH_HS256_SECRET: " + fixtures.Secret + "\n"},
+			{"template.yaml", "  AuthorizerFunction:", authorizerSecret, "          AUTH_HS256_SECRET: " + fixtures.Secret + "\n"}},
+			[][2]string{{"PS-TPL-001 CreatePlantFunction", "AUTH_HS256_SECRET is a literal of"}, {"PS-TPL-001 PreTrafficFunction", "AUTH_HS256_SECRET is a literal of"},
+				{"PS-TPL-001 AuthorizerFunction", "AUTH_HS256_SECRET is a literal of"}}},
+		{"the authorizer's HS256 secret from a NoEcho parameter", []edit{
+			{"template.yaml", "", "Parameters:\n", "Parameters:\n  AuthHs256Secret:\n    Type: String\n    NoEcho: true\n    Default: ''\n"},
+			{"template.yaml", "  AuthorizerFunction:", authorizerSecret, "          AUTH_HS256_SECRET: !Ref AuthHs256Secret\n"}},
+			[][2]string{{"PS-TPL-001 AuthorizerFunction", `AUTH_HS256_SECRET is {"Ref":"AuthHs256Secret"}`}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			root := checkedMutant(t, c.edits...)
+			findings, err := Check(context.Background(), root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				wantFinding(t, findings, w[0], w[1])
+				if id, where, _ := strings.Cut(w[0], " "); !slices.ContainsFunc(findings, func(f Finding) bool {
+					return f.ID == id && strings.Contains(f.Rule, where) && f.File == "template.yaml" && f.Line > 0
+				}) {
+					t.Errorf("no %s finding on %s with its line in template.yaml", id, where)
+				}
+			}
+		})
+	}
 }

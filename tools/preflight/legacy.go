@@ -51,10 +51,6 @@ var goRules = map[string]Rule{
 		Source: "https://docs.aws.amazon.com/access-analyzer/latest/APIReference/API_CheckNoNewAccess.html"},
 	// The stacks' rules (stacks.go): findings carry their ID from where
 	// they are made.
-	idHS256: {ID: idHS256, Title: "No HS256 secret in a deployed stack", File: "template.go",
-		Danger: "an HS256 secret in a function's environment lets anyone who holds it mint tokens the deployed authorizer accepts.",
-		Fix:    "declare AUTH_HS256_SECRET as '' and keep any secret out of template.yaml and its parameters",
-		Source: "https://datatracker.ietf.org/doc/html/rfc8725#section-3.5"},
 	idPermission: {ID: idPermission, Title: "Lambda permissions are API Gateway's, for this API's routes", File: "template.go",
 		Danger: "a Lambda permission for another principal, service, API or route lets someone invoke a function past the gateway's authorizer.",
 		Fix:    "remove it; API Gateway's permissions come from SAM's Api events and Auth.Authorizers",
@@ -107,7 +103,6 @@ var goRules = map[string]Rule{
 
 // The IDs of the stacks' rules.
 const (
-	idHS256          = "PS-TPL-001"
 	idPermission     = "PS-TPL-002"
 	idRoute          = "PS-TPL-003"
 	idStateful       = "PS-TPL-004"

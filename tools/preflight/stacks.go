@@ -19,17 +19,26 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// checkStacks applies the stacks' rules to every variant of the
-// repository at root.
-func checkStacks(root string, allow *Allowlist) ([]Finding, error) {
+// loadStacks makes every variant of the repository at root concrete, and
+// reads the lines of the resources of the files a person edits.
+func loadStacks(root string) ([]env, map[string]map[string]int, error) {
 	var envs []env
 	for _, name := range stackVariants {
 		e, err := loadVariant(root, name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		envs = append(envs, e)
 	}
+	places := map[string]map[string]int{}
+	for _, file := range credentialTemplates {
+		places[file] = logicalIDLines(filepath.Join(root, file))
+	}
+	return envs, places, nil
+}
+
+// checkStacks applies the stacks' rules still in Go to the variants.
+func checkStacks(root string, envs []env, places map[string]map[string]int, allow *Allowlist) ([]Finding, error) {
 	ref, err := LoadStatefulReference(filepath.Join(root, StatefulFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		ref, err = &StatefulReference{}, nil
@@ -53,10 +62,6 @@ func checkStacks(root string, allow *Allowlist) ([]Finding, error) {
 		return nil, err
 	}
 	out = append(out, trust...)
-	places := map[string]map[string]int{}
-	for _, file := range credentialTemplates {
-		places[file] = logicalIDLines(filepath.Join(root, file))
-	}
 	for i := range out {
 		out[i] = place(out[i], places)
 	}
@@ -92,14 +97,20 @@ func place(f Finding, places map[string]map[string]int) Finding {
 	default:
 		f.File = "template.yaml"
 	}
-	id := logicalID.FindString(f.Where)
-	best := ""
-	for src, line := range places[f.File] {
+	_, f.Line = sourceOf(places[f.File], logicalID.FindString(f.Where))
+	return f
+}
+
+// sourceOf is the logical id of the file, and its line, that a translated
+// resource comes from: the longest that starts its id.
+func sourceOf(lines map[string]int, id string) (string, int) {
+	best, line := "", 0
+	for src, l := range lines {
 		if strings.HasPrefix(id, src) && len(src) > len(best) {
-			best, f.Line = src, line
+			best, line = src, l
 		}
 	}
-	return f
+	return best, line
 }
 
 // logicalIDLines are the lines of a template's resources, by logical id.

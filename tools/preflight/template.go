@@ -49,8 +49,7 @@ func CheckTemplate(envs []env, allow *Allowlist, ref *StatefulReference) []Findi
 	variants := map[key][]string{}
 	for _, e := range envs {
 		r := e.app
-		fs := withID(idHS256, HS256SecretFindings(r))
-		fs = append(fs, withID(idPermission, LambdaPermissionFindings(r))...)
+		fs := withID(idPermission, LambdaPermissionFindings(r))
 		fs = append(fs, withID(idRoute, RouteFindings(r, allow))...)
 		fs = append(fs, ExposureFindings(e)...)
 		if slices.Contains(statefulEnvironments, e.name) {
@@ -73,73 +72,6 @@ func CheckTemplate(envs []env, allow *Allowlist, ref *StatefulReference) []Findi
 		out = append(out, Finding{ID: k.id, Where: fmt.Sprintf("%s [%s]", where, strings.Join(variants[k], ", ")), Rule: k.rule, Fix: k.fix})
 	}
 	return append(out, withID(idAllowlist, AllowlistFindings(allow, envs, ref))...)
-}
-
-// hs256Variable is the authorizer's HS256 key source (internal/auth).
-const hs256Variable = "AUTH_HS256_SECRET"
-
-// HS256SecretFindings: no function of the stack carries an HS256 secret.
-// The deployed stack accepts only JWKS-signed tokens (docs/security.md); a
-// secret in a deployed function's environment would let anyone who holds
-// it mint tokens (the fixtures' secret is committed). A function may
-// declare AUTH_HS256_SECRET only as a literal empty string, as the
-// authorizer does: SAM CLI hands a function only the variables the template
-// declares (samcli/local/lambdafn/env_vars.py), so sam local's env files can
-// set it, and internal/auth reads an empty variable as unset. Anything else is a finding in every
-// variant, whatever it resolves to there: a parameter's Ref (NoEcho or
-// not), an Fn::If, a {{resolve:...}} dynamic reference all reach the
-// deployed function with the value the deployer gives.
-func HS256SecretFindings(r *samtemplate.Resolved) []Finding {
-	var out []Finding
-	for _, id := range r.ResourcesOfType("AWS::Lambda::Function") {
-		res, _ := r.Resource(id)
-		props, _ := res["Properties"].(map[string]any)
-		for _, v := range valuesOfKey(props["Environment"], hs256Variable) {
-			if s, ok := v.(string); ok && s == "" {
-				continue
-			}
-			out = append(out, Finding{
-				Where: id,
-				Rule: fmt.Sprintf("Environment.Variables.%s is %s: the deployed function would accept HS256 tokens signed with it, "+
-					"which anyone who holds it can mint; a deployed stack accepts only JWKS-signed tokens (docs/security.md)", hs256Variable, describeSecret(v)),
-				Fix: fmt.Sprintf("declare %s as '' (sam local's env files set it) and keep any secret out of template.yaml and its parameters", hs256Variable),
-			})
-		}
-	}
-	return out
-}
-
-// valuesOfKey collects the values of every map entry named key in v, at
-// any depth (an Fn::If may hold two environments).
-func valuesOfKey(v any, key string) []any {
-	var out []any
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			if k == key {
-				out = append(out, e)
-			} else {
-				out = append(out, valuesOfKey(e, key)...)
-			}
-		}
-	case []any:
-		for _, e := range x {
-			out = append(out, valuesOfKey(e, key)...)
-		}
-	}
-	return out
-}
-
-// describeSecret says what a secret's value is without writing it into a
-// log.
-func describeSecret(v any) string {
-	if s, ok := v.(string); ok {
-		if strings.HasPrefix(s, "{{resolve:") {
-			return "a dynamic reference"
-		}
-		return fmt.Sprintf("a literal of %d characters", len(s))
-	}
-	return oneLineJSON(v, 80)
 }
 
 // stackFunctions maps the name of each function of the stack (its Ref)
