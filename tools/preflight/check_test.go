@@ -125,6 +125,12 @@ func TestStackRulesCatchDangerousEdits(t *testing.T) {
 			{"template.yaml", "", "Parameters:\n", "Parameters:\n  AuthHs256Secret:\n    Type: String\n    NoEcho: true\n    Default: ''\n"},
 			{"template.yaml", "  AuthorizerFunction:", authorizerSecret, "          AUTH_HS256_SECRET: !Ref AuthHs256Secret\n"}},
 			[][2]string{{"PS-TPL-001 AuthorizerFunction", `AUTH_HS256_SECRET is {"Ref":"AuthHs256Secret"}`}}},
+		// "Ship the authorizer's log to the security team's SIEM account."
+		{"the authorizer's log to another account's SIEM", []edit{
+			{"template.yaml", "", "  # The authorizer's role: its own log group", "  AuthorizerLogsToSiem:\n    Type: AWS::Logs::SubscriptionFilter\n    Properties:\n" +
+				"      LogGroupName: !Ref AuthorizerLogGroup\n      FilterPattern: ''\n      DestinationArn: arn:aws:logs:eu-west-1:210987654321:destination:plantstore-siem\n\n" +
+				"  # The authorizer's role: its own log group"}},
+			[][2]string{{"PS-EXP-002 AuthorizerLogsToSiem", "sends log events to account 210987654321"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -6,8 +6,8 @@ package preflight
 // the spelling of a few examples. Three rules:
 //
 //   - ruleNoSecretInLogs: nothing a request carries as a secret reaches a
-//     log (access logs, execution logs, WAF logs), and the stack's logs stay
-//     in its account;
+//     log (access logs, execution logs, WAF logs) (that the stack's logs
+//     stay in its account is PS-EXP-002, rules/exposure/logs_stay.rego);
 //   - ruleKeySource: the authorizer's keys are its issuer's own, under the
 //     issuer's https URL;
 //   - ruleEvidence: the evidence an incident needs (retention, log level,
@@ -37,7 +37,6 @@ import (
 // The rules as findings name them.
 const (
 	ruleNoSecretInLogs = "the rule: no secret a request carries reaches a log (docs/security.md)"
-	ruleLogsStay       = "the rule: the stack's logs stay in its account (docs/security.md)"
 	ruleKeySource      = "the rule: the authorizer's keys are its issuer's own, under the issuer's https URL (docs/security.md)"
 	ruleEvidence       = `the rule: the evidence an incident needs stays at the floor of docs/deploy.md ("What an incident needs")`
 )
@@ -84,7 +83,6 @@ func ExposureFindings(e env) []Finding {
 	var all []exposure
 	for _, r := range []*samtemplate.Resolved{e.app, probe} {
 		all = append(all, logSecrets(r)...)
-		all = append(all, logsLeave(r)...)
 		all = append(all, keySources(r)...)
 		all = append(all, retention(r)...)
 		all = append(all, logLevels(r)...)
@@ -179,8 +177,6 @@ func exposureID(rule string) string {
 	switch {
 	case strings.Contains(rule, ruleNoSecretInLogs):
 		return idLogSecrets
-	case strings.Contains(rule, ruleLogsStay):
-		return idLogsStay
 	case strings.Contains(rule, ruleKeySource):
 		return idKeySource
 	}
@@ -364,47 +360,6 @@ func logSecrets(r *samtemplate.Resolved) []exposure {
 			out = append(out, exposure{id,
 				"logs the web ACL's requests without redacting the Authorization header: AWS WAF logs every header of a request, the bearer token among them; " + ruleNoSecretInLogs,
 				"add RedactedFields: [{SingleHeader: {Name: authorization}}]"})
-		}
-	}
-	return out
-}
-
-// logsLeave: no subscription sends the stack's log events to another
-// account. A subscription filter's destination is a Kinesis stream,
-// Firehose stream or Lambda function of the same account, or "a logical
-// destination that belongs to a different account, for cross-account
-// delivery" (CloudWatch Logs API reference, PutSubscriptionFilter; an
-// account-level SUBSCRIPTION_FILTER_POLICY, PutAccountPolicy, the same for
-// every log group).
-func logsLeave(r *samtemplate.Resolved) []exposure {
-	var out []exposure
-	check := func(id, dest string) {
-		parts := strings.Split(dest, ":")
-		if len(parts) > 4 && parts[4] == r.Stack().Account {
-			return
-		}
-		account := "another account"
-		if len(parts) > 4 && parts[4] != "" {
-			account = "account " + parts[4]
-		}
-		out = append(out, exposure{id,
-			fmt.Sprintf("sends log events to %s (%s): every subject, address and request id of the logs leaves the account, to whoever holds that destination; %s", account, dest, ruleLogsStay),
-			"subscribe a Kinesis or Firehose stream or a function of this account, and share from there on purpose"})
-	}
-	for _, id := range r.ResourcesOfType("AWS::Logs::SubscriptionFilter") {
-		p, _ := r.Properties(id)
-		check(id, fmt.Sprint(p["DestinationArn"]))
-	}
-	for _, id := range r.ResourcesOfType("AWS::Logs::AccountPolicy") {
-		p, _ := r.Properties(id)
-		if p["PolicyType"] != "SUBSCRIPTION_FILTER_POLICY" {
-			continue
-		}
-		doc := fmt.Sprint(p["PolicyDocument"])
-		if m := regexp.MustCompile(`"DestinationArn"\s*:\s*"([^"]*)"`).FindStringSubmatch(doc); m != nil {
-			check(id, m[1])
-		} else {
-			check(id, doc)
 		}
 	}
 	return out

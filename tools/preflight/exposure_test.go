@@ -46,7 +46,7 @@ func TestExposureRulesCatchDangerousEdits(t *testing.T) {
 	allow, ref := committedAllowlist(t), committedReference(t)
 	type want = struct{ id, where, says string }
 	cases := []exposureCase{
-		{name: "secrets into logs, logs out of the account, keys over http and from a parameter store",
+		{name: "secrets into logs, keys over http and from a parameter store",
 			edits: []edit{
 				// "Turn on full request logging in dev to debug a 502."
 				{"template.yaml", "", "  DeploymentType:\n    Type: String\n", "  ApiDataTrace:\n    Type: String\n    Default: 'false'\n    AllowedValues: ['true', 'false']\n" +
@@ -61,11 +61,6 @@ func TestExposureRulesCatchDangerousEdits(t *testing.T) {
 				{"template.yaml", "", "  WebAclAssociation:\n", "  WebAclLogging:\n    Type: AWS::WAFv2::LoggingConfiguration\n    Condition: WafOn\n    Properties:\n" +
 					"      ResourceArn: !GetAtt WebAcl.Arn\n      LogDestinationConfigs:\n" +
 					"        - !Sub arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:aws-waf-logs-${AWS::StackName}\n\n  WebAclAssociation:\n"},
-				// "Ship the authorizer's log to the security team's SIEM
-				// account."
-				{"template.yaml", "", "  # The authorizer's role: its own log group", "  AuthorizerLogsToSiem:\n    Type: AWS::Logs::SubscriptionFilter\n    Properties:\n" +
-					"      LogGroupName: !Ref AuthorizerLogGroup\n      FilterPattern: ''\n      DestinationArn: arn:aws:logs:eu-west-1:210987654321:destination:plantstore-siem\n\n" +
-					"  # The authorizer's role: its own log group"},
 				// "The staging IdP's certificate expired: take its keys over
 				// http until it is renewed."
 				{"template.yaml", "", `AllowedPattern: '^(https://\S+)?$'`, `AllowedPattern: '^(https?://\S+)?$'`},
@@ -79,7 +74,6 @@ func TestExposureRulesCatchDangerousEdits(t *testing.T) {
 				{"PS-EXP-001", "PlantsApiv1Stage [dev]", "DataTraceEnabled"},
 				{"PS-EXP-001", "PlantsApiv1Stage [default, dev, prod, edge]", "$input.params('Authorization')"},
 				{"PS-EXP-001", "WebAclLogging [prod, edge]", "without redacting the Authorization header"},
-				{"PS-EXP-002", "AuthorizerLogsToSiem [default, dev, prod, edge]", "to account 210987654321"},
 				{"PS-EXP-003", "AuthorizerFunction [dev]", "is http, not https"},
 				{"PS-EXP-003", "AuthorizerFunction [default, prod, edge]", "is a dynamic reference"},
 			},

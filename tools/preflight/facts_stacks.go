@@ -4,17 +4,24 @@ package preflight
 // dev and prod, pipeline/roles.yaml's stack), resource by resource, with
 // its properties as written (raw: intrinsics kept) and as CloudFormation
 // would resolve them for that variant, and the line of the resource in
-// the file a person edits.
+// the file a person edits. The evidence probe of each variant (the app
+// stack with access logs on and an alarm topic: exposure.go) is a stack
+// of its own, with probe true.
 
 // stacksFacts are the stacks of every variant, for input.stacks:
 //
-//	{"variant": "dev", "file": "template.yaml", "name": "plant-store-dev",
-//	 "params": {...}, "resources": {"<LogicalId>": {"type": ..., "raw": {...},
+//	{"variant": "dev", "probe": false, "file": "template.yaml", "name": "plant-store-dev",
+//	 "account": "123456789012", "params": {...}, "resources": {"<LogicalId>": {"type": ..., "raw": {...},
 //	 "properties": {...} or null, "error": "", "source": "<id in file>", "line": n}}}
 func stacksFacts(envs []env, places map[string]map[string]int) []any {
 	var out []any
 	for _, e := range envs {
-		for _, r := range e.stacks() {
+		stacks := e.stacks()
+		probe, err := evidenceProbe(e)
+		if err == nil {
+			stacks = append(stacks, probe)
+		}
+		for _, r := range stacks {
 			file := "template.yaml"
 			if r == e.pipeline {
 				file = "pipeline/roles.yaml"
@@ -35,7 +42,8 @@ func stacksFacts(envs []env, places map[string]map[string]int) []any {
 			for k, v := range r.Stack().Params {
 				params[k] = v
 			}
-			out = append(out, map[string]any{"variant": e.name, "file": file, "name": r.Stack().Name, "params": params, "resources": resources})
+			out = append(out, map[string]any{"variant": e.name, "probe": r == probe, "file": file, "name": r.Stack().Name, "account": r.Stack().Account,
+				"params": params, "resources": resources})
 		}
 	}
 	return out

@@ -71,10 +71,6 @@ var goRules = map[string]Rule{
 		Danger: "an access log format, a data trace or a WAF log that records a token or a header hands it to whoever reads the logs.",
 		Fix:    "log no Authorization header, token or authorizer field beyond the subject; redact the header in WAF logs",
 		Source: "https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-logging.html"},
-	idLogsStay: {ID: idLogsStay, Title: "The stack's logs stay in its account", File: "exposure.go",
-		Danger: "a subscription filter to another account's destination sends every subject, address and request id out of the account.",
-		Fix:    "remove the subscription, or send to a destination of this account",
-		Source: "https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/CrossAccountSubscriptions.html"},
 	idKeySource: {ID: idKeySource, Title: "The authorizer's keys are its issuer's own", File: "exposure.go",
 		Danger: "a JWKS URL outside its issuer's https URL lets whoever controls that URL sign tokens the authorizer accepts.",
 		Fix:    "point AUTH_JWKS_URL at the issuer's own jwks.json, under its https URL",
@@ -108,7 +104,6 @@ const (
 	idStateful       = "PS-TPL-004"
 	idAllowlist      = "PS-BOOK-002"
 	idLogSecrets     = "PS-EXP-001"
-	idLogsStay       = "PS-EXP-002"
 	idKeySource      = "PS-EXP-003"
 	idEvidence       = "PS-EXP-004"
 	idReach          = "PS-IAM-001"
