@@ -25,6 +25,7 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 		return nil, err
 	}
 	facts["stacks"] = stacksFacts(envs, places)
+	facts["evidence_floor"] = map[string]any{"retention_days": retentionFloorDays}
 	out, err := b.Eval(ctx, facts)
 	if err != nil {
 		return nil, err

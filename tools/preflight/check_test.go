@@ -131,6 +131,13 @@ func TestStackRulesCatchDangerousEdits(t *testing.T) {
 				"      LogGroupName: !Ref AuthorizerLogGroup\n      FilterPattern: ''\n      DestinationArn: arn:aws:logs:eu-west-1:210987654321:destination:plantstore-siem\n\n" +
 				"  # The authorizer's role: its own log group"}},
 			[][2]string{{"PS-EXP-002 AuthorizerLogsToSiem", "sends log events to account 210987654321"}}},
+		// "Cut retention to 1 day in dev to save cost."
+		{"dev's logs kept a day", []edit{{"samconfig.toml", "", "LogRetentionDays=7 ", "LogRetentionDays=1 "}},
+			[][2]string{
+				{"PS-EXP-005 ApiAccessLogGroup", "kept 1 day (LogRetentionDays=1 in dev's parameters), below the floor of 7 days"},
+				{"PS-EXP-005 AuthorizerLogGroup", "kept 1 day (LogRetentionDays=1 in dev's parameters)"},
+				{"PS-EXP-005 CreatePlantLogGroup", "kept 1 day (LogRetentionDays=1 in dev's parameters)"},
+				{"PS-EXP-005 PreTrafficLogGroup", "kept 1 day (LogRetentionDays=1 in dev's parameters)"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

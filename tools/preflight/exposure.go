@@ -10,9 +10,11 @@ package preflight
 //     stay in its account is PS-EXP-002, rules/exposure/logs_stay.rego);
 //   - ruleKeySource: the authorizer's keys are its issuer's own, under the
 //     issuer's https URL;
-//   - ruleEvidence: the evidence an incident needs (retention, log level,
-//     alarms and their actions, access logs, traces) is at least the floor
-//     docs/deploy.md ("What an incident needs") names, in every environment.
+//   - ruleEvidence: the evidence an incident needs (log level, alarms and
+//     their actions, access logs, traces) is at least the floor
+//     docs/deploy.md ("What an incident needs") names, in every environment
+//     (retention is PS-EXP-005, rules/exposure/log_retention.rego, with the
+//     floor retentionFloorDays handed in as input.evidence_floor).
 //
 // Access logs and the alarm topic are off in the environments as they
 // stand, so each variant is also asked as it would be with both on (its
@@ -27,7 +29,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/plantstore/plantstore/internal/logging"
@@ -84,7 +85,6 @@ func ExposureFindings(e env) []Finding {
 	for _, r := range []*samtemplate.Resolved{e.app, probe} {
 		all = append(all, logSecrets(r)...)
 		all = append(all, keySources(r)...)
-		all = append(all, retention(r)...)
 		all = append(all, logLevels(r)...)
 		all = append(all, traces(r)...)
 	}
@@ -441,42 +441,12 @@ func keySourceRefused(issuer, jwks string) string {
 	return ""
 }
 
-// plural is n units: "1 day", "3 days".
-func plural(n float64, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return fmt.Sprintf("%v %ss", n, unit)
-}
-
 // hostPort is a URL's host with its port, 443 when none is given.
 func hostPort(u *url.URL) string {
 	if u.Port() == "" {
 		return u.Hostname() + ":443"
 	}
 	return u.Host
-}
-
-// retention: every log group keeps its events at least retentionFloorDays
-// (AWS::Logs::LogGroup: without RetentionInDays, forever).
-func retention(r *samtemplate.Resolved) []exposure {
-	var out []exposure
-	for _, id := range r.ResourcesOfType("AWS::Logs::LogGroup") {
-		p, _ := r.Properties(id)
-		v, ok := p["RetentionInDays"]
-		if !ok {
-			continue
-		}
-		days, err := strconv.ParseFloat(fmt.Sprint(v), 64)
-		if err != nil || days >= retentionFloorDays {
-			continue
-		}
-		out = append(out, exposure{id,
-			fmt.Sprintf("log events kept %s%s, below the floor of %d days: an incident found later has no log to read; %s",
-				plural(days, "day"), source(r, rawProperties(r, id)["RetentionInDays"]), retentionFloorDays, ruleEvidence),
-			fmt.Sprintf("keep RetentionInDays at %d or more in every environment (samconfig.toml's parameter_overrides)", retentionFloorDays)})
-	}
-	return out
 }
 
 // Lambda's log-level filters, most detailed first (Lambda API reference,
