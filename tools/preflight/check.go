@@ -16,16 +16,10 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	facts, err := Facts(root)
+	facts, envs, places, err := readFacts(root)
 	if err != nil {
 		return nil, err
 	}
-	envs, places, err := loadStacks(root)
-	if err != nil {
-		return nil, err
-	}
-	facts["stacks"] = stacksFacts(envs, places)
-	facts["evidence_floor"] = map[string]any{"retention_days": retentionFloorDays}
 	out, err := b.Eval(ctx, facts)
 	if err != nil {
 		return nil, err

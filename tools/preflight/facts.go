@@ -12,9 +12,16 @@ import (
 
 // Facts reads the repository at root into the rule book's input.
 func Facts(root string) (map[string]any, error) {
+	facts, _, _, err := readFacts(root)
+	return facts, err
+}
+
+// readFacts is Facts, and the variants and resource lines that the rules
+// still in Go read (stacks.go).
+func readFacts(root string) (map[string]any, []env, map[string]map[string]int, error) {
 	wfs, err := loadWorkflows(filepath.Join(root, ".github", "workflows"))
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	var workflows []any
 	for _, w := range wfs {
@@ -24,17 +31,25 @@ func Facts(root string) (map[string]any, error) {
 	for _, name := range credentialTemplates {
 		raw, err := os.ReadFile(filepath.Join(root, name))
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		t, err := templateFacts(name, raw)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		templates[name] = t
 	}
+	envs, places, err := loadStacks(root)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	return map[string]any{
-		"workflows": workflows,
-		"templates": templates,
-		"oidc_role": oidcRoleFacts(root),
-	}, nil
+		"workflows":      workflows,
+		"templates":      templates,
+		"oidc_role":      oidcRoleFacts(root),
+		"makefile":       makefileFacts(root),
+		"files":          filesFacts(root),
+		"stacks":         stacksFacts(envs, places),
+		"evidence_floor": map[string]any{"retention_days": retentionFloorDays},
+	}, envs, places, nil
 }

@@ -43,6 +43,13 @@ type makeFile struct {
 	makeFlags  []makeAssign
 	ignore     []makeAssign      // .IGNORE: lines, value = prerequisites
 	vars       map[string]string // global variables by name, the last value set (?= sets only an unset one)
+	assigns    []namedAssign     // every assignment, in file order
+}
+
+// namedAssign is an assignment with the variable it sets.
+type namedAssign struct {
+	name string
+	makeAssign
 }
 
 type makeAssign struct {
@@ -135,6 +142,7 @@ func parseMakefile(raw string) *makeFile {
 }
 
 func (m *makeFile) assign(a makeAssign, name string) {
+	m.assigns = append(m.assigns, namedAssign{name, a})
 	switch name {
 	case ".SHELLFLAGS":
 		m.shellFlags = append(m.shellFlags, a)

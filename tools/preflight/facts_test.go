@@ -1,0 +1,34 @@
+package preflight
+
+import (
+	"context"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/rego"
+)
+
+// The facts a rule of the Makefile, .ci/run or the stacks reads are there,
+// in the form facts*.go documents: asked here as a rule would ask them.
+func TestFactsServeTheRulesToCome(t *testing.T) {
+	t.Parallel()
+	facts, err := Facts(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ what, query string }{
+		{"a ?= pin of the Makefile, with its line", `some a in input.makefile.assignments; a.name == "STATICCHECK_VERSION"; a.op == "?="; a.line > 0`},
+		{"the lint target's recipe runs bin/preflight", `some r in input.makefile.rules.lint; some l in r.recipe; l.text == "bin/preflight"`},
+		{".ci/run's lines", `some l in input.files[".ci/run"].lines; contains(l, "make lint")`},
+		{"the requirements pip installs", `count(input.files[".github/requirements.txt"].lines) > 0`},
+		{"prod's table, resolved, on its line of template.yaml", `some s in input.stacks; s.variant == "prod"; not s.probe; r := s.resources.PlantsTable; r.type == "AWS::DynamoDB::Table"; r.line > 0; r.properties.BillingMode == "PAY_PER_REQUEST"`},
+		{"dev's deploy role from pipeline/roles.yaml", `some s in input.stacks; s.variant == "dev"; s.file == "pipeline/roles.yaml"; s.resources.DeployRole.type == "AWS::IAM::Role"`},
+	} {
+		rs, err := rego.New(rego.Query(c.query), rego.Input(facts)).Eval(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", c.what, err)
+		}
+		if len(rs) == 0 {
+			t.Errorf("the facts do not hold %s (%s)", c.what, c.query)
+		}
+	}
+}
