@@ -504,52 +504,12 @@ func readAccess(root string) ([]string, error) {
 	return lines, sc.Err()
 }
 
-// compareAccess tells the new access (in now, not in the snapshot) and the
-// access no longer granted.
-func compareAccess(snapshot, now []string) []Finding {
-	var findings []Finding
-	have := map[string]bool{}
-	for _, l := range snapshot {
-		have[l] = true
-	}
-	var added, removed []string
-	for _, l := range now {
-		if !have[l] {
-			added = append(added, l)
-		}
-		delete(have, l)
-	}
-	for l := range have {
-		removed = append(removed, l)
-	}
-	sort.Strings(removed)
-	// "<variant> <subject> <action> <label>" as "<action> on <label>" under
-	// "<variant> <subject>".
-	show := func(ls []string) string {
-		bySubject := map[string][]string{}
-		var order []string
-		for _, l := range ls {
-			f := strings.SplitN(l, " ", 3)
-			key := f[0] + " " + f[1]
-			if _, ok := bySubject[key]; !ok {
-				order = append(order, key)
-			}
-			action, label, _ := strings.Cut(f[2], " ")
-			bySubject[key] = append(bySubject[key], action+" on "+label)
-		}
-		var parts []string
-		for _, k := range order {
-			parts = append(parts, k+": "+byService(bySubject[k]))
-		}
-		return strings.Join(parts, "; ")
-	}
-	if len(added) > 0 {
-		findings = append(findings, Finding{ID: idSnapshot, Where: accessFile, Rule: "new access, which no reviewer has seen: " + show(added), Fix: "if it is meant, run make preflight-accept and commit the snapshot's diff for review; else narrow the policy"})
-	}
-	if len(removed) > 0 {
-		findings = append(findings, Finding{ID: idSnapshot, Where: accessFile, Rule: "access no longer granted is still in the snapshot: " + show(removed), Fix: "run make preflight-accept and commit the snapshot"})
-	}
-	return findings
+// accessFacts are input.access: the requests the evaluator allows now and
+// those of the reviewed snapshot, each "<variant> <role or boundary>
+// <action> <resource>", which PS-IAM-002 (rules/iam/reviewed_access.rego)
+// compares and a rule may ask of (does any role get s3:PutBucketPolicy?).
+func accessFacts(snapshot, now []string) map[string]any {
+	return map[string]any{"file": accessFile, "granted": append([]string{}, now...), "reviewed": append([]string{}, snapshot...)}
 }
 
 // byService tells "<service>:<Action> on ..." requests one service at a

@@ -20,17 +20,6 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := b.Eval(ctx, facts)
-	if err != nil {
-		return nil, err
-	}
-	legacy, err := CheckWorkflows(root)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range legacy {
-		out = append(out, fromLegacy(f))
-	}
 	allow, err := LoadAllowlist(filepath.Join(root, AllowlistFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		allow, err = &Allowlist{}, nil
@@ -38,11 +27,24 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", AllowlistFile, err)
 	}
-	stacks, err := checkStacks(root, envs, places, allow)
+	// The rules still in Go, and the evaluator's answers for the book.
+	stacks, access, err := checkStacks(root, envs, places, allow)
+	if err != nil {
+		return nil, err
+	}
+	facts["access"] = access
+	out, err := b.Eval(ctx, facts)
 	if err != nil {
 		return nil, err
 	}
 	out = append(out, stacks...)
+	legacy, err := CheckWorkflows(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range legacy {
+		out = append(out, fromLegacy(f))
+	}
 	out, err = suppress(root, out, allow)
 	if err != nil {
 		return nil, err

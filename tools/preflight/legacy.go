@@ -83,10 +83,6 @@ var goRules = map[string]Rule{
 		Danger: "a role or boundary that may act on another environment's, app's or account's resources (asked of the IAM policy evaluator) lets a bug or a stolen credential reach them.",
 		Fix:    "narrow the Resource (or add the Condition) of the statement that allows it to this stack's names",
 		Source: "https://docs.aws.amazon.com/IAM/latest/UserGuide/best-practices.html#grant-least-privilege"},
-	idSnapshot: {ID: idSnapshot, Title: "Access is the reviewed snapshot", File: "access.go",
-		Danger: "access within the stacks that no reviewer has seen (tools/preflight/testdata/access.txt) widens a role unseen.",
-		Fix:    "if it is meant, run make preflight-accept and commit the snapshot's diff for review; else narrow the policy",
-		Source: "https://docs.aws.amazon.com/access-analyzer/latest/APIReference/API_CheckNoNewAccess.html"},
 	idTrust: {ID: idTrust, Title: "Each role is assumed by its own principal alone", File: "trust.go",
 		Danger: "a trust policy that admits another principal, account, organization or workflow (asked of the IAM policy evaluator) lets it act as the role.",
 		Fix:    "make the trust policy name the one intended principal, and pin its conditions to exact values",
@@ -107,7 +103,6 @@ const (
 	idKeySource      = "PS-EXP-003"
 	idEvidence       = "PS-EXP-004"
 	idReach          = "PS-IAM-001"
-	idSnapshot       = "PS-IAM-002"
 	idTrust          = "PS-IAM-003"
 	idResourcePolicy = "PS-IAM-004"
 )

@@ -104,7 +104,11 @@ func TestResourcePoliciesAdmitNoOutsider(t *testing.T) {
 				t.Fatal(err)
 			}
 			if c.where == "" {
-				for _, f := range append(findings, compareAccess(resourceLines(snapshot, c.variant), lines)...) {
+				compared, err := compareAccess(resourceLines(snapshot, c.variant), lines)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range append(findings, compared...) {
 					t.Errorf("a safe edit (%s) is refused: %s", c.motive, f)
 				}
 				return

@@ -37,35 +37,35 @@ func loadStacks(root string) ([]env, map[string]map[string]int, error) {
 	return envs, places, nil
 }
 
-// checkStacks applies the stacks' rules still in Go to the variants.
-func checkStacks(root string, envs []env, places map[string]map[string]int, allow *Allowlist) ([]Finding, error) {
+// checkStacks applies the stacks' rules still in Go to the variants, and
+// answers the evaluator's access with the snapshot's (input.access).
+func checkStacks(root string, envs []env, places map[string]map[string]int, allow *Allowlist) ([]Finding, map[string]any, error) {
 	ref, err := LoadStatefulReference(filepath.Join(root, StatefulFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		ref, err = &StatefulReference{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w (regenerate it with %s)", StatefulFile, err, regenerate)
+		return nil, nil, fmt.Errorf("%s: %w (regenerate it with %s)", StatefulFile, err, regenerate)
 	}
 	out := CheckTemplate(envs, allow, ref)
 	reach, lines, err := effectiveAccess(envs, envs, allow)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out = append(out, reach...)
 	snapshot, err := readAccess(root)
 	if err != nil {
-		return nil, fmt.Errorf("%w (make preflight-accept writes it)", err)
+		return nil, nil, fmt.Errorf("%w (make preflight-accept writes it)", err)
 	}
-	out = append(out, compareAccess(snapshot, lines)...)
 	trust, err := checkTrust(envs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out = append(out, trust...)
 	for i := range out {
 		out[i] = place(out[i], places)
 	}
-	return out, nil
+	return out, accessFacts(snapshot, lines), nil
 }
 
 // whereForms are the two forms a stack's finding names its place in:
