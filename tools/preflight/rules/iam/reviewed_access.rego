@@ -11,9 +11,13 @@ package preflight.rules.reviewed_access
 # input.access: the requests the IAM evaluator allows now (granted) and
 # those of the reviewed snapshot (reviewed), each
 # "<variant> <role or boundary> <action> <resource>".
-added := sort({l | some l in input.access.granted; not l in {r | some r in input.access.reviewed}})
+granted := {l | some l in input.access.granted}
 
-removed := sort({l | some l in input.access.reviewed; not l in {g | some g in input.access.granted}})
+reviewed := {l | some l in input.access.reviewed}
+
+added := sort(granted - reviewed)
+
+removed := sort(reviewed - granted)
 
 deny contains {"file": input.access.file, "line": 0, "msg": sprintf("new access, which no reviewer has seen: %s", [show(added)])} if count(added) > 0
 
