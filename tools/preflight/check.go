@@ -33,6 +33,7 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 		return nil, err
 	}
 	facts["access"] = access
+	facts["allowlist"] = allowlistFacts(allow)
 	out, err := b.Eval(ctx, facts)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package preflight
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,32 +74,11 @@ func TestStackFindingsNameTheLineEdited(t *testing.T) {
 	}
 }
 
-// fileExists says whether path is a file.
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// checkedMutant is a mutant (mutant_test.go) with the rest of what Check
-// reads, as the repository has it.
+// checkedMutant is a copy of what Check reads, with the edits made.
 func checkedMutant(t *testing.T, edits ...edit) string {
 	t.Helper()
-	root := mutant(t, edits...)
-	rest := copyCheckedFiles(t)
-	err := filepath.WalkDir(rest, func(p string, d fs.DirEntry, err error) error {
-		rel, _ := filepath.Rel(rest, p)
-		if err != nil || d.IsDir() || fileExists(filepath.Join(root, rel)) {
-			return err
-		}
-		info, err := d.Info()
-		if err == nil {
-			copyFile(t, p, filepath.Join(root, rel), info.Mode().Perm())
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := copyCheckedFiles(t)
+	applyEdits(t, root, edits...)
 	return root
 }
 
@@ -111,33 +89,49 @@ func TestStackRulesCatchDangerousEdits(t *testing.T) {
 	needEvaluator(t)
 	skipMutantsInShort(t)
 	const authorizerSecret = "          AUTH_HS256_SECRET: ''\n"
+	const anonymousRoute = "            Path: /plants\n            Method: post\n"
+	listPlants := edit{"template.yaml", "  CreatePlantFunction:", anonymousRoute, anonymousRoute +
+		"        ListPlants:\n          Type: Api\n          Properties:\n            RestApiId: !Ref PlantsApi\n            Path: /plants\n            Method: get\n" +
+		"            Auth:\n              Authorizer: NONE\n"}
 	cases := []struct {
-		name  string
-		edits []edit
-		want  [][2]string // "ID where", says
+		name   string
+		edits  []edit
+		want   [][2]string // "ID where", says
+		absent []string    // IDs no finding may have: a safe edit
 	}{
+		{"an anonymous second route GET /plants", []edit{listPlants},
+			[][2]string{{"PS-TPL-003 PlantsApi GET /plants", `has no authorizer (security [{"NONE":[]}]): anyone reaches CreatePlantFunction`}}, nil},
+		// Allowed with a reason, the route passes, and so does the
+		// permission SAM makes for it (GET /plants is declared).
+		{"safe: GET /plants allowed with a reason", []edit{listPlants,
+			{AllowlistFile, "", "\nentries:\n", "\nentries:\n  - kind: public-route\n    what: GET /plants\n    reason: the catalogue is public\n"}},
+			nil, []string{"PS-TPL-002", "PS-TPL-003", "PS-BOOK-002"}},
+		{"an API Gateway method without an authorizer", []edit{{"template.yaml", "", "  PlantsApi:\n", "  RootMethod:\n    Type: AWS::ApiGateway::Method\n    Properties:\n" +
+			"      RestApiId: !Ref PlantsApi\n      ResourceId: !GetAtt PlantsApi.RootResourceId\n      HttpMethod: GET\n" +
+			"      AuthorizationType: NONE\n      Integration:\n        Type: MOCK\n\n  PlantsApi:\n"}},
+			[][2]string{{"PS-TPL-003 PlantsApi GET /", "has no authorizer (AuthorizationType NONE)"}}, nil},
 		{"the fixtures' HS256 secret for every function (Globals) and on the authorizer", []edit{
 			{"template.yaml", "Globals:", "    MemorySize: 128\n", "    MemorySize: 128\n    Environment:\n      Variables:\n        AUTH_HS256_SECRET: " + fixtures.Secret + "\n"},
 			{"template.yaml", "  AuthorizerFunction:", authorizerSecret, "          AUTH_HS256_SECRET: " + fixtures.Secret + "\n"}},
 			[][2]string{{"PS-TPL-001 CreatePlantFunction", "AUTH_HS256_SECRET is a literal of"}, {"PS-TPL-001 PreTrafficFunction", "AUTH_HS256_SECRET is a literal of"},
-				{"PS-TPL-001 AuthorizerFunction", "AUTH_HS256_SECRET is a literal of"}}},
+				{"PS-TPL-001 AuthorizerFunction", "AUTH_HS256_SECRET is a literal of"}}, nil},
 		{"the authorizer's HS256 secret from a NoEcho parameter", []edit{
 			{"template.yaml", "", "Parameters:\n", "Parameters:\n  AuthHs256Secret:\n    Type: String\n    NoEcho: true\n    Default: ''\n"},
 			{"template.yaml", "  AuthorizerFunction:", authorizerSecret, "          AUTH_HS256_SECRET: !Ref AuthHs256Secret\n"}},
-			[][2]string{{"PS-TPL-001 AuthorizerFunction", `AUTH_HS256_SECRET is {"Ref":"AuthHs256Secret"}`}}},
+			[][2]string{{"PS-TPL-001 AuthorizerFunction", `AUTH_HS256_SECRET is {"Ref":"AuthHs256Secret"}`}}, nil},
 		// "Ship the authorizer's log to the security team's SIEM account."
 		{"the authorizer's log to another account's SIEM", []edit{
 			{"template.yaml", "", "  # The authorizer's role: its own log group", "  AuthorizerLogsToSiem:\n    Type: AWS::Logs::SubscriptionFilter\n    Properties:\n" +
 				"      LogGroupName: !Ref AuthorizerLogGroup\n      FilterPattern: ''\n      DestinationArn: arn:aws:logs:eu-west-1:210987654321:destination:plantstore-siem\n\n" +
 				"  # The authorizer's role: its own log group"}},
-			[][2]string{{"PS-EXP-002 AuthorizerLogsToSiem", "sends log events to account 210987654321"}}},
+			[][2]string{{"PS-EXP-002 AuthorizerLogsToSiem", "sends log events to account 210987654321"}}, nil},
 		// "Cut retention to 1 day in dev to save cost."
 		{"dev's logs kept a day", []edit{{"samconfig.toml", "", "LogRetentionDays=7 ", "LogRetentionDays=1 "}},
 			[][2]string{
 				{"PS-EXP-005 ApiAccessLogGroup", "kept 1 day (LogRetentionDays=1 in dev's parameters), below the floor of 7 days"},
 				{"PS-EXP-005 AuthorizerLogGroup", "kept 1 day (LogRetentionDays=1 in dev's parameters)"},
 				{"PS-EXP-005 CreatePlantLogGroup", "kept 1 day (LogRetentionDays=1 in dev's parameters)"},
-				{"PS-EXP-005 PreTrafficLogGroup", "kept 1 day (LogRetentionDays=1 in dev's parameters)"}}},
+				{"PS-EXP-005 PreTrafficLogGroup", "kept 1 day (LogRetentionDays=1 in dev's parameters)"}}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -146,6 +140,11 @@ func TestStackRulesCatchDangerousEdits(t *testing.T) {
 			findings, err := Check(context.Background(), root)
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, f := range findings {
+				if slices.Contains(c.absent, f.ID) {
+					t.Errorf("a safe edit is refused: %s", f)
+				}
 			}
 			for _, w := range c.want {
 				wantFinding(t, findings, w[0], w[1])

@@ -8,10 +8,19 @@ package preflight
 // stack with access logs on and an alarm topic: exposure.go) is a stack
 // of its own, with probe true.
 
+import (
+	"strings"
+
+	"github.com/plantstore/plantstore/samlocal/samtemplate"
+)
+
 // stacksFacts are the stacks of every variant, for input.stacks:
 //
 //	{"variant": "dev", "probe": false, "file": "template.yaml", "name": "plant-store-dev",
-//	 "account": "123456789012", "params": {...}, "resources": {"<LogicalId>": {"type": ..., "raw": {...},
+//	 "account": "123456789012", "params": {...},
+//	 "apis": [{"id": "PlantsApi", "routes": [{"name": "POST /plants", "resource": "<LogicalId>",
+//	   "authorized": true, "instead": "", "function": "<LogicalId>" or ""}]}],
+//	 "unread_apis": [{"id": ..., "msg": ...}], "resources": {"<LogicalId>": {"type": ..., "raw": {...},
 //	 "properties": {...} or null, "error": "", "source": "<id in file>", "line": n}}}
 func stacksFacts(envs []env, places map[string]map[string]int) []any {
 	var out []any
@@ -42,8 +51,46 @@ func stacksFacts(envs []env, places map[string]map[string]int) []any {
 			for k, v := range r.Stack().Params {
 				params[k] = v
 			}
+			apis, unread := apisFacts(r)
 			out = append(out, map[string]any{"variant": e.name, "probe": r == probe, "file": file, "name": r.Stack().Name, "account": r.Stack().Account,
-				"params": params, "resources": resources})
+				"params": params, "resources": resources, "apis": apis, "unread_apis": unread})
+		}
+	}
+	return out
+}
+
+// apisFacts are the stack's REST APIs as restAPIsOf reads them (each route,
+// what guards it, the function it reaches), and what it cannot read.
+func apisFacts(r *samtemplate.Resolved) ([]any, []any) {
+	apis, problems := restAPIsOf(r)
+	fns := stackFunctions(r)
+	out, unread := []any{}, []any{}
+	for _, api := range apis {
+		routes := []any{}
+		for _, rt := range api.routes {
+			resource := rt.resource
+			if resource == "" {
+				resource = api.id
+			}
+			routes = append(routes, map[string]any{"name": rt.name(), "resource": resource, "authorized": rt.authorized,
+				"instead": rt.instead, "function": fns[rt.function]})
+		}
+		out = append(out, map[string]any{"id": api.id, "routes": routes})
+	}
+	for _, p := range problems {
+		unread = append(unread, map[string]any{"id": p.Where, "msg": p.Rule})
+	}
+	return out, unread
+}
+
+// allowlistFacts are input.allowlist: the entries of
+// tools/preflight/allowlist.yaml with a reason ({"kind", "what", "reason"}),
+// the exceptions a rule may take.
+func allowlistFacts(a *Allowlist) []any {
+	out := []any{}
+	for _, e := range a.Entries {
+		if strings.TrimSpace(e.Reason) != "" {
+			out = append(out, map[string]any{"kind": e.Kind, "what": e.What, "reason": e.Reason})
 		}
 	}
 	return out

@@ -55,10 +55,6 @@ var goRules = map[string]Rule{
 		Danger: "a Lambda permission for another principal, service, API or route lets someone invoke a function past the gateway's authorizer.",
 		Fix:    "remove it; API Gateway's permissions come from SAM's Api events and Auth.Authorizers",
 		Source: "https://docs.aws.amazon.com/lambda/latest/dg/access-control-resource-based.html"},
-	idRoute: {ID: idRoute, Title: "Every route has the authorizer", File: "template.go",
-		Danger: "a route without the authorizer lets anyone reach its function without a token.",
-		Fix:    "leave the route to the API's DefaultAuthorizer, or allow it in tools/preflight/allowlist.yaml (kind public-route) with a reason",
-		Source: "https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-use-lambda-authorizer.html"},
 	idStateful: {ID: idStateful, Title: "Stateful resources are not replaced unseen", File: "template.go",
 		Danger: "a change to a create-only property, a type or a logical id of a table or a user pool makes CloudFormation replace it, and its data is gone.",
 		Fix:    "keep the property; if the replacement is meant, acknowledge it in tools/preflight/allowlist.yaml (kind replacement) and regenerate tools/preflight/testdata/stateful.json",
@@ -96,7 +92,6 @@ var goRules = map[string]Rule{
 // The IDs of the stacks' rules.
 const (
 	idPermission     = "PS-TPL-002"
-	idRoute          = "PS-TPL-003"
 	idStateful       = "PS-TPL-004"
 	idAllowlist      = "PS-BOOK-002"
 	idLogSecrets     = "PS-EXP-001"

@@ -31,6 +31,13 @@ func mutant(t *testing.T, edits ...edit) string {
 		files = append(files, filepath.ToSlash(rel))
 	}
 	dir := watchtest.CopyFiles(t, files...)
+	applyEdits(t, dir, edits...)
+	return dir
+}
+
+// applyEdits makes the edits in the copy at dir.
+func applyEdits(t *testing.T, dir string, edits ...edit) {
+	t.Helper()
 	for _, e := range edits {
 		path := filepath.Join(dir, e.File)
 		raw, err := os.ReadFile(path)
@@ -54,7 +61,6 @@ func mutant(t *testing.T, edits ...edit) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
 
 // loadMutant makes the variants of a mutant concrete.

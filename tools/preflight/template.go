@@ -50,7 +50,6 @@ func CheckTemplate(envs []env, allow *Allowlist, ref *StatefulReference) []Findi
 	for _, e := range envs {
 		r := e.app
 		fs := withID(idPermission, LambdaPermissionFindings(r))
-		fs = append(fs, withID(idRoute, RouteFindings(r, allow))...)
 		fs = append(fs, ExposureFindings(e)...)
 		if slices.Contains(statefulEnvironments, e.name) {
 			fs = append(fs, withID(idStateful, StatefulFindings(r, e.name, ref))...)
@@ -108,6 +107,7 @@ type apiRoute struct {
 	authorized bool   // a Lambda authorizer of the stack guards it
 	instead    string // what guards it instead, for a finding
 	function   string // the function its integration invokes, "" for none
+	resource   string // the AWS::ApiGateway::Method that declares it, "" for the API's Body
 }
 
 func (rt apiRoute) name() string { return rt.method + " " + rt.path }
@@ -241,7 +241,7 @@ func restAPIsOf(r *samtemplate.Resolved) ([]*restAPI, []Finding) {
 		}
 		method := strings.ToUpper(fmt.Sprint(p["HttpMethod"]))
 		authType, _ := p["AuthorizationType"].(string)
-		rt := apiRoute{method: method, path: path}
+		rt := apiRoute{method: method, path: path, resource: id}
 		switch fn := authorizerFns[samtemplate.RefTo(raw["AuthorizerId"])]; {
 		case authType == "CUSTOM" && fn != "":
 			rt.authorized = true
@@ -462,33 +462,6 @@ func sourceRefused(s samtemplate.Stack, apis []*restAPI, source, fn string) stri
 		return fmt.Sprintf("the route %s invokes another function", served[0])
 	}
 	return "it names no stage and route the template declares (a stage of the API or *, then METHOD/path)"
-}
-
-// RouteFindings: every route of the stack's REST APIs has a Lambda
-// authorizer of the stack (the SAM DefaultAuthorizer, which SAM writes as
-// the operation's security; API Gateway's AuthorizationType CUSTOM), unless
-// the allowlist names it (kind public-route). A route without one is served
-// to anyone: the functions trust the gateway's principal.
-func RouteFindings(r *samtemplate.Resolved, allow *Allowlist) []Finding {
-	apis, out := restAPIsOf(r)
-	for _, api := range apis {
-		for _, rt := range api.routes {
-			if rt.authorized || allow.allows(kindPublicRoute, rt.name()) {
-				continue
-			}
-			target := "its integration"
-			if rt.function != "" {
-				target = stackFunctions(r)[rt.function]
-			}
-			out = append(out, Finding{
-				Where: api.id + " " + rt.name(),
-				Rule:  fmt.Sprintf("has no authorizer (%s): anyone reaches %s without a token", rt.instead, target),
-				Fix: fmt.Sprintf("leave the route to the API's DefaultAuthorizer (no `Auth: {Authorizer: NONE}`), or allow it in %s (kind %s, what %q, a reason)",
-					AllowlistFile, kindPublicRoute, rt.name()),
-			})
-		}
-	}
-	return out
 }
 
 // Stateful resources: what a replacement loses, and the properties that

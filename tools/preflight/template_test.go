@@ -234,7 +234,6 @@ func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
 			"      Action: lambda:InvokeFunction\n      FunctionName: !Ref CreatePlantFunction.Alias\n" +
 			"      Principal: " + principal + "\n      SourceArn: " + source + "\n\n  PlantsApi:\n"}
 	}
-	const anonymousRoute = "            Path: /plants\n            Method: post\n"
 	keySchema := []edit{
 		{"template.yaml", "  PlantsTable:", "        - AttributeName: id\n          AttributeType: N\n", "        - AttributeName: plantId\n          AttributeType: N\n"},
 		{"template.yaml", "  PlantsTable:", "        - AttributeName: id\n          KeyType: HASH\n", "        - AttributeName: plantId\n          KeyType: HASH\n"},
@@ -261,24 +260,6 @@ func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
 				{"PS-TPL-002 CreatePlantPublicPermission", "lets * invoke CreatePlantFunction"},
 				{"PS-TPL-002 CreatePlantS3Permission", "lets s3.amazonaws.com invoke CreatePlantFunction"},
 				{"PS-TPL-002 CreatePlantDeletePermission", "names no stage and route the template declares"}}},
-		{name: "an anonymous second route GET /plants",
-			edits: []edit{{"template.yaml", "  CreatePlantFunction:", anonymousRoute, anonymousRoute +
-				"        ListPlants:\n          Type: Api\n          Properties:\n            RestApiId: !Ref PlantsApi\n            Path: /plants\n            Method: get\n" +
-				"            Auth:\n              Authorizer: NONE\n"}},
-			want: []want{{"PS-TPL-003 PlantsApi GET /plants", `has no authorizer (security [{"NONE":[]}]): anyone reaches CreatePlantFunction`}},
-			then: func(t *testing.T, envs []env) {
-				// Allowed with a reason, the route passes, and so does the
-				// permission SAM makes for it (GET /plants is declared).
-				a := parseAllowlist(t, "entries:\n  - kind: public-route\n    what: GET /plants\n    reason: the catalogue is public\n")
-				if fs := CheckTemplate(envs, a, ref); len(fs) > 0 {
-					t.Errorf("GET /plants allowed with a reason still gives findings: %v", fs)
-				}
-			}},
-		{name: "an API Gateway method without an authorizer",
-			edits: []edit{{"template.yaml", "", "  PlantsApi:\n", "  RootMethod:\n    Type: AWS::ApiGateway::Method\n    Properties:\n" +
-				"      RestApiId: !Ref PlantsApi\n      ResourceId: !GetAtt PlantsApi.RootResourceId\n      HttpMethod: GET\n" +
-				"      AuthorizationType: NONE\n      Integration:\n        Type: MOCK\n\n  PlantsApi:\n"}},
-			want: []want{{"PS-TPL-003 PlantsApi GET /", "has no authorizer (AuthorizationType NONE)"}}},
 		{name: "the table's key attribute renamed", edits: keySchema,
 			want: []want{{"PS-TPL-004 PlantsTable", `KeySchema changes ([{"AttributeName":"id","KeyType":"HASH"}] to [{"AttributeName":"plantId","KeyType":"HASH"}]); CloudFormation replaces the table`}},
 			then: func(t *testing.T, envs []env) {
