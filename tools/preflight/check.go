@@ -16,7 +16,7 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	facts, envs, places, err := readFacts(root)
+	facts, stacks, err := readFacts(root)
 	if err != nil {
 		return nil, err
 	}
@@ -27,18 +27,14 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", AllowlistFile, err)
 	}
-	// The rules still in Go, and the evaluator's answers for the book.
-	stacks, access, err := checkStacks(root, envs, places, allow)
-	if err != nil {
-		return nil, err
-	}
-	facts["access"] = access
+	// The evaluator's answers for the book, and the stacks' rules still in Go.
+	facts["access"] = stacks.access
 	facts["allowlist"] = allowlistFacts(allow)
 	out, err := b.Eval(ctx, facts)
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, stacks...)
+	out = append(out, stacks.findings...)
 	legacy, err := CheckWorkflows(root)
 	if err != nil {
 		return nil, err

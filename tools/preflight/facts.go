@@ -12,16 +12,16 @@ import (
 
 // Facts reads the repository at root into the rule book's input.
 func Facts(root string) (map[string]any, error) {
-	facts, _, _, err := readFacts(root)
+	facts, _, err := readFacts(root)
 	return facts, err
 }
 
-// readFacts is Facts, and the variants and resource lines that the rules
-// still in Go read (stacks.go).
-func readFacts(root string) (map[string]any, []env, map[string]map[string]int, error) {
+// readFacts is Facts, and the stack part (stacks.go): input.stacks, and
+// what Check adds after the evaluator and the rules still in Go.
+func readFacts(root string) (map[string]any, *stackPart, error) {
 	wfs, err := loadWorkflows(filepath.Join(root, ".github", "workflows"))
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	var workflows []any
 	for _, w := range wfs {
@@ -31,17 +31,17 @@ func readFacts(root string) (map[string]any, []env, map[string]map[string]int, e
 	for _, name := range credentialTemplates {
 		raw, err := os.ReadFile(filepath.Join(root, name))
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		t, err := templateFacts(name, raw)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %w", name, err)
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		templates[name] = t
 	}
-	envs, places, err := loadStacks(root)
+	stacks, err := stacksOf(root)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	return map[string]any{
 		"workflows":      workflows,
@@ -49,7 +49,7 @@ func readFacts(root string) (map[string]any, []env, map[string]map[string]int, e
 		"oidc_role":      oidcRoleFacts(root),
 		"makefile":       makefileFacts(root),
 		"files":          filesFacts(root),
-		"stacks":         stacksFacts(envs, places),
+		"stacks":         stacks.facts,
 		"evidence_floor": map[string]any{"retention_days": retentionFloorDays},
-	}, envs, places, nil
+	}, stacks, nil
 }

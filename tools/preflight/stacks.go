@@ -8,6 +8,7 @@ package preflight
 // pipeline/roles.yaml where a person edits it.
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,9 +16,69 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
+
+// stackPart is what the stacks give Check: input.stacks and input.access,
+// and the findings of the stacks' rules still in Go.
+type stackPart struct {
+	facts    []any
+	access   map[string]any
+	findings []Finding
+}
+
+// stackParts holds each stack part by the content of the files it reads
+// (stackInputs): the evaluator's thousands of questions and the variants'
+// resolution are a second's work, and a copy of the repository whose
+// stacks are unchanged (a workflow's edit) shares the part of the copy it
+// was made from, as translations are shared.
+var stackParts sync.Map // sha256 of the inputs -> func() (*stackPart, error)
+
+// stackInputs are the files, relative to root, that the stack part reads.
+func stackInputs(root string) []string {
+	files := []string{"template.yaml", "samconfig.toml", "pipeline/roles.yaml", "Makefile", AllowlistFile, StatefulFile, accessFile}
+	managed, _ := filepath.Glob(filepath.Join(root, "tools", "preflight", "testdata", "managed", "*.json"))
+	for _, m := range managed {
+		files = append(files, "tools/preflight/testdata/managed/"+filepath.Base(m))
+	}
+	return files
+}
+
+// stacksOf is the stack part of the repository at root.
+func stacksOf(root string) (*stackPart, error) {
+	h := sha256.New()
+	for _, f := range stackInputs(root) {
+		raw, err := os.ReadFile(filepath.Join(root, f))
+		fmt.Fprintf(h, "%s %d %t\n", f, len(raw), err == nil)
+		h.Write(raw)
+	}
+	var key [sha256.Size]byte
+	copy(key[:], h.Sum(nil))
+	f, _ := stackParts.LoadOrStore(key, sync.OnceValues(func() (*stackPart, error) { return readStacks(root) }))
+	return f.(func() (*stackPart, error))()
+}
+
+// readStacks makes the stack part of the repository at root.
+func readStacks(root string) (*stackPart, error) {
+	envs, places, err := loadStacks(root)
+	if err != nil {
+		return nil, err
+	}
+	allow, err := LoadAllowlist(filepath.Join(root, AllowlistFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		allow, err = &Allowlist{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", AllowlistFile, err)
+	}
+	findings, access, err := checkStacks(root, envs, places, allow)
+	if err != nil {
+		return nil, err
+	}
+	return &stackPart{facts: stacksFacts(envs, places), access: access, findings: findings}, nil
+}
 
 // loadStacks makes every variant of the repository at root concrete, and
 // reads the lines of the resources of the files a person edits.
