@@ -125,7 +125,7 @@ DEBUG_FUNCTIONS := CreatePlantFunction AuthorizerFunction
 # many of them mostly wait on what they start (builds, emulators, a
 # signalled tool), and with two at a time such a package holds a slot while
 # a core idles.
-RACE_FREE := ./internal/plant ./internal/glyph ./internal/logging ./functions/internal/emf ./tools/figures ./tools/toolcache ./tools/cmd/repocheck ./tools/preflight ./samlocal/samtemplate ./samlocal/eventfilter ./samlocal/cmd/samlocal
+RACE_FREE := ./internal/plant ./internal/glyph ./internal/logging ./functions/internal/emf ./tools/figures ./tools/toolcache ./tools/cmd/repocheck ./tools/preflight ./samlocal/samtemplate ./samlocal/eventfilter ./samlocal/cmd/samlocal ./tools/cmd/preflight
 TEST_ENV   = $(BOOTSTRAPS_ENV)=$(BOOTSTRAPS) CI=true $(if $(filter true,$(CI)),,$(if $(shell command -v chromium || command -v chromium-browser || command -v google-chrome),,NO_BROWSER=1))
 test: node_modules moto $(TOOLS)/dlv chromium ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME executions
 	@$(MAKE) --no-print-directory test-bootstraps
