@@ -1,7 +1,6 @@
 package samtemplate
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -186,33 +185,10 @@ const (
 	ImplicitHTTPAPI = "ServerlessHttpApi"
 )
 
-// RestAPIs reads every REST API of the template that has a route.
-func (t *Template) RestAPIs() ([]*API, error) {
-	apis, _, err := t.APIs()
-	if err != nil {
-		return nil, err
-	}
-	var rest []*API
-	for _, a := range apis {
-		if !a.HTTP {
-			rest = append(rest, a)
-		}
-	}
-	return rest, nil
-}
-
-var errNoRoutes = errors.New("no route of the template is on it")
-
 // RestAPI reads the REST API with logical ID id, or the implicit one
 // (ImplicitRestAPI).
 func (t *Template) RestAPI(id string) (*API, error) {
 	return t.api(id, false)
-}
-
-// HTTPAPI reads the HTTP API with logical ID id, or the implicit one
-// (ImplicitHTTPAPI).
-func (t *Template) HTTPAPI(id string) (*API, error) {
-	return t.api(id, true)
 }
 
 func (t *Template) api(id string, http bool) (*API, error) {
@@ -230,7 +206,7 @@ func (t *Template) api(id string, http bool) (*API, error) {
 		kind = "HTTP"
 	}
 	if r := t.Map("Resources", id); r != nil && t.apiKind(id) == kind {
-		return nil, fmt.Errorf("%s: %w", id, errNoRoutes)
+		return nil, fmt.Errorf("%s: no route of the template is on it", id)
 	}
 	return nil, fmt.Errorf("template has no %s API %q with a route", kind, id)
 }
@@ -306,7 +282,7 @@ func newCollector(t *Template) (*collector, error) {
 	}
 	// A route's function is found by logical ID or FunctionName, as SAM
 	// CLI finds it (samcli/lib/providers/sam_function_provider.py get).
-	for _, id := range t.AllFunctions() {
+	for _, id := range t.Functions() {
 		c.byName[id] = id
 		if name, ok := t.loose(t.Properties(id)["FunctionName"]).(string); ok && name != "" {
 			if _, taken := c.byName[name]; !taken {

@@ -62,8 +62,8 @@ func SessionFromEnv(getenv func(string) string) Session {
 // for function, with their template values (Globals.Function's first, the
 // function's own over them, as the SAM translator merges them: Properties).
 func (t *Template) Declared(function string) (map[string]any, error) {
-	if !slices.Contains(t.AllFunctions(), function) {
-		return nil, fmt.Errorf("template has no function %q (it has %v)", function, t.AllFunctions())
+	if !slices.Contains(t.Functions(), function) {
+		return nil, fmt.Errorf("template has no function %q (it has %v)", function, t.Functions())
 	}
 	env, _ := t.Properties(function)["Environment"].(map[string]any)
 	vars, _ := env["Variables"].(map[string]any)

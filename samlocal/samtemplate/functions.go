@@ -100,9 +100,9 @@ func isIntrinsic(m map[string]any) bool {
 	return false
 }
 
-// AllFunctions lists the logical IDs of every function of the template,
-// Go or not, sorted.
-func (t *Template) AllFunctions() []string {
+// Functions lists the logical IDs of every function of the template
+// (AWS::Serverless::Function and AWS::Lambda::Function), Go or not, sorted.
+func (t *Template) Functions() []string {
 	var ids []string
 	for _, typ := range functionTypes {
 		ids = append(ids, t.Resources(typ)...)
@@ -122,7 +122,7 @@ func (t *Template) GoFunctions() (fns []Function, notes []string, err error) {
 			notes = append(notes, fmt.Sprintf("%s: %s (a nested stack) is not served: its functions, APIs and tables are not read", id, typ))
 		}
 	}
-	for _, id := range t.AllFunctions() {
+	for _, id := range t.Functions() {
 		r := t.Map("Resources", id)
 		typ, _ := r["Type"].(string)
 		props := t.Properties(id)

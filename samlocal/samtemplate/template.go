@@ -288,10 +288,6 @@ func (t *Template) Resources(typ string) []string {
 	return ids
 }
 
-// Functions lists the logical IDs of the template's functions
-// (AWS::Serverless::Function and AWS::Lambda::Function), sorted.
-func (t *Template) Functions() []string { return t.AllFunctions() }
-
 // stringify turns a template or env-file value into the string a Lambda
 // function sees, as SAM CLI does (_stringify_value in
 // samcli/local/lambdafn/env_vars.py): maps and lists (unresolved intrinsics)

@@ -1,9 +1,9 @@
 package preflight
 
 // The rules still written in Go, until each is ported to a Rego file of
-// the book (docs: /work/notes/rules48-progress.md lists what remains). Each
-// has its ID and METADATA here, so that its findings carry the ID, its
-// file and line, and docs/security.md lists it beside the Rego rules.
+// the book. Each has its ID and METADATA here, so that its findings carry
+// the ID, its file and line, and docs/security.md lists it beside the Rego
+// rules.
 
 import (
 	"regexp"
