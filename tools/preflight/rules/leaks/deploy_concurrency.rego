@@ -34,21 +34,31 @@ deny contains {"file": w.file, "line": j.line, "msg": sprintf("deploy job %s has
 	not concurrency(w, j)
 }
 
-deny contains {"file": w.file, "line": c.line, "msg": msg} if {
-	some w in input.workflows
+# governed(w, c) are the deploy jobs a concurrency setting (the
+# workflow's, or a job's own) applies to.
+governed(w, c) := {j.name |
+	some j in w.jobs
+	deploys(j)
+	concurrency(w, j) == c
+}
+
+settings(w) := {c |
 	some j in w.jobs
 	deploys(j)
 	c := concurrency(w, j)
-	regex.match(per_run, group(c))
-	msg := sprintf("deploy job %s's concurrency group `%s` differs for every run, so it holds no other run back", [j.name, group(c)])
 }
 
 deny contains {"file": w.file, "line": c.line, "msg": msg} if {
 	some w in input.workflows
-	some j in w.jobs
-	deploys(j)
-	c := concurrency(w, j)
+	some c in settings(w)
+	regex.match(per_run, group(c))
+	msg := sprintf("the concurrency group `%s` of deploy jobs %s differs for every run, so it holds no other run back", [group(c), concat(", ", sort(governed(w, c)))])
+}
+
+deny contains {"file": w.file, "line": c.line, "msg": msg} if {
+	some w in input.workflows
+	some c in settings(w)
 	is_object(c.value)
 	object.get(c.value, "cancel-in-progress", "false") != "false"
-	msg := sprintf("deploy job %s: cancel-in-progress `%v` can stop a deploy halfway through its change set", [j.name, c.value["cancel-in-progress"]])
+	msg := sprintf("cancel-in-progress `%v` can stop deploy jobs %s halfway through their change sets", [c.value["cancel-in-progress"], concat(", ", sort(governed(w, c)))])
 }
