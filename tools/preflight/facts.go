@@ -50,6 +50,7 @@ func readFacts(root string) (map[string]any, *stackPart, error) {
 		"makefile":       makefileFacts(root),
 		"files":          filesFacts(root),
 		"stacks":         stacks.facts,
+		"supply":         supplyFacts(root, wfs),
 		"evidence_floor": map[string]any{"retention_days": retentionFloorDays},
 	}, stacks, nil
 }
