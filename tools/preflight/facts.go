@@ -49,6 +49,7 @@ func readFacts(root string) (map[string]any, *stackPart, error) {
 		"oidc_role":      oidcRoleFacts(root),
 		"makefile":       makefileFacts(root),
 		"files":          filesFacts(root),
+		"scripts":        scriptsFacts(root, wfs),
 		"stacks":         stacks.facts,
 		"supply":         supplyFacts(root, wfs),
 		"evidence_floor": map[string]any{"retention_days": retentionFloorDays},

@@ -6,55 +6,21 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// The workflow guard: rules, not samples. CheckWorkflows reads the GitHub
-// workflows, .ci/run and the Makefile and answers one Finding per broken rule.
-// The rules come from two documents, cited above each check:
-//
-//   - GitHub's "Secure use reference" (docs.github.com, actions/reference/
-//     security/secure-use; it was "Security hardening for GitHub Actions",
-//     and the old address redirects to it), and the workflow syntax reference;
-//   - zizmor's audit documentation (docs.zizmor.sh/audits), one section per
-//     audit: dangerous-triggers, excessive-permissions, unpinned-uses,
-//     artipacked, cache-poisoning, template-injection.
-//
-// Where a rule here is stricter than the audit it cites, its comment says so.
-// Issue 41's rules live beside: credentials.go (only the environment's role,
-// through OIDC), runners.go (hosted runners, pinned fetches, no event data
-// in the environment files) and gate.go (the checks still gate; CheckGate
-// runs CI's job to see it).
+// The workflows as the facts (facts_workflows.go, facts_scripts.go) and
+// gate.go read them: each file's triggers, jobs and steps, with their lines.
+// CheckWorkflows runs what is left in Go of the workflow rules (gate.go).
 
-// The rules, by the name a Finding's Rule starts with.
+// The sources gate.go cites.
 const (
-	ruleDangerousTriggers    = "dangerous-triggers"
-	rulePrivilegedTrigger    = "privileged-trigger"
-	ruleIDToken              = "id-token"
-	ruleExcessivePermissions = "excessive-permissions"
-	ruleUnpinnedUses         = "unpinned-uses"
-	ruleArtipacked           = "artipacked"
-	ruleCachePoisoning       = "cache-poisoning"
-	ruleTemplateInjection    = "template-injection"
-	ruleContinueOnError      = "continue-on-error"
-	ruleRunShell             = "run-shell"
-	ruleNeutralised          = "neutralised-check"
-	ruleCIRun                = "ci-run"
-	ruleMakefile             = "makefile-errors"
-	ruleDeployOrder          = "deploy-order"
-)
-
-// The sources, as the Rule text cites them.
-const (
-	srcSecureUse      = `GitHub "Secure use reference"`
 	srcWorkflowSyntax = `GitHub "Workflow syntax for GitHub Actions"`
 	srcBash           = `bash manual, "The Set Builtin" (-e)`
 	srcMake           = `GNU make manual, "Errors in Recipes"`
-	srcPrivileged     = srcSecureUse + `, "Use secrets for sensitive information" (least privilege, required reviewers) and "Mitigating the risks of untrusted code checkout"; docs/deploy.md, "A pipeline"`
 )
 
 // workflow is what the rules read of one file under .github/workflows.
@@ -190,47 +156,17 @@ func (w *workflow) whereTop(key string) string {
 	return fmt.Sprintf(".github/workflows/%s:%d %s", w.file, line, key)
 }
 
-// CheckWorkflows checks the repository at root: its GitHub workflows,
-// .ci/run and the Makefile. An error is a file it could not read or parse as
-// YAML; every broken rule is a Finding.
+// CheckWorkflows runs the workflow rules still in Go (gate.go's) on the
+// repository at root. An error is a file it could not read or parse as
+// YAML.
 func CheckWorkflows(root string) ([]Finding, error) {
 	wfs, err := loadWorkflows(filepath.Join(root, ".github", "workflows"))
 	if err != nil {
 		return nil, err
 	}
 	c := &wfChecker{root: root, wfs: wfs}
-	for _, w := range wfs {
-		c.runScripts(w)
-		c.githubEnv(w)
-	}
-	for _, s := range c.scripts() {
-		c.scriptCredentials(s)
-		c.fetches(s)
-	}
 	c.gateFiles()
-	c.ciRunsTheChecks()
-	c.ciRun()
-	c.makefile()
-	slices.SortStableFunc(c.out, func(a, b Finding) int {
-		fa, la := fileLine(a.Where)
-		fb, lb := fileLine(b.Where)
-		if fa != fb {
-			return strings.Compare(fa, fb)
-		}
-		return la - lb
-	})
 	return c.out, nil
-}
-
-// fileLine splits a Finding's Where ("file:line ...") for sorting.
-func fileLine(where string) (string, int) {
-	file, rest, _ := strings.Cut(where, ":")
-	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
-	if end < 0 {
-		end = len(rest)
-	}
-	n, _ := strconv.Atoi(rest[:end])
-	return file, n
 }
 
 func loadWorkflows(dir string) ([]*workflow, error) {
@@ -299,8 +235,7 @@ type wfChecker struct {
 	root   string
 	wfs    []*workflow
 	out    []Finding
-	parsed []ciScript      // the scripts CI runs (credentials.go)
-	read   map[string]bool // requirements files already read (runners.go)
+	parsed []ciScript // the scripts CI runs (facts_scripts.go)
 }
 
 func (c *wfChecker) add(where, rule, source, what, fix string) {
@@ -319,8 +254,6 @@ func (c *wfChecker) workflow(file string) *workflow {
 	}
 	return nil
 }
-
-// ---- 1. Triggers ----
 
 type wfTrigger struct {
 	event string
@@ -348,15 +281,6 @@ func (w *workflow) triggers() []wfTrigger {
 		}
 	}
 	return out
-}
-
-func (w *workflow) hasTrigger(event string) bool {
-	for _, t := range w.triggers() {
-		if t.event == event {
-			return true
-		}
-	}
-	return false
 }
 
 func yamlScalars(n *yaml.Node) []string {
@@ -401,8 +325,6 @@ func secretRefs(n *yaml.Node) []string {
 	walk(n)
 	return out
 }
-
-// ---- 2, 3. Permissions ----
 
 // shFlatten is a statement and, for a list or pipe, the statements in it.
 func shFlatten(s *syntax.Stmt) []*syntax.Stmt {
