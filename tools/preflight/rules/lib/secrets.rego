@@ -5,10 +5,11 @@ package preflight.lib.secrets
 
 # secret_name: a name that says it holds a secret (a password, a token, a
 # key), not one that names, locates or times it (KeyArn, TokenEndpoint,
-# TokenValidity).
+# TokenValidity) or a key that is no secret (an S3 object's, a table's).
 secret_name(name) if {
 	regex.match(`(?i)(secret|passw(or)?d|passphrase|token|credential|api_?key|private_?key|signing_?key|[a-z0-9_]key$)`, name)
 	not regex.match(`(?i)(arn|ids?|name|url|uri|endpoint|validity|units|type|days|seconds|minutes|hours|path|prefix|scope|issuer|audience|header|limit|enabled|version|region)s?$`, name)
+	not regex.match(`(?i)(s3|object|sort|partition|hash|range|primary)_?key$`, name)
 }
 
 # secret_parameter: a parameter of the template that is a secret, by its

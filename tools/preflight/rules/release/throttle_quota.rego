@@ -27,8 +27,12 @@ deny contains {"file": s.file, "line": stacks.prop_line(s, r, "MethodSettings"),
 	some s in input.stacks
 	some id, r in s.resources
 	r.type == "AWS::ApiGateway::Stage"
-	some m in r.properties.MethodSettings
-	over := beyond(m.ThrottlingRateLimit, m.ThrottlingBurstLimit)
+	some i, m in r.properties.MethodSettings
+	written := object.get(r.raw, ["MethodSettings", i], {})
+	over := beyond([
+		["rate", object.get(m, "ThrottlingRateLimit", 0), quota.rate, stacks.param_source(s, object.get(written, "ThrottlingRateLimit", {}))],
+		["burst", object.get(m, "ThrottlingBurstLimit", 0), quota.burst, stacks.param_source(s, object.get(written, "ThrottlingBurstLimit", {}))],
+	])
 	count(over) > 0
 	msg := sprintf("%s: method setting %s %s throttles at %s, beyond the account's quota for every API in the Region (%v a second, a burst of %v): one API's flood answers 429 to all the others", [id, m.ResourcePath, m.HttpMethod, concat(" and ", over), quota.rate, quota.burst])
 }
@@ -37,7 +41,7 @@ deny contains {"file": s.file, "line": stacks.prop_line(s, r, "Throttle"), "msg"
 	some s in input.stacks
 	some id, r in s.resources
 	r.type == "AWS::ApiGateway::UsagePlan"
-	over := beyond(r.properties.Throttle.RateLimit, r.properties.Throttle.BurstLimit)
+	over := beyond([["rate", object.get(r.properties.Throttle, "RateLimit", 0), quota.rate, ""], ["burst", object.get(r.properties.Throttle, "BurstLimit", 0), quota.burst, ""]])
 	count(over) > 0
 	msg := sprintf("%s: the usage plan throttles at %s, beyond the account's quota (%v a second, a burst of %v)", [id, concat(" and ", over), quota.rate, quota.burst])
 }
@@ -50,9 +54,10 @@ throttled(p) if {
 	stacks.number(m.ThrottlingBurstLimit) >= 0
 }
 
-beyond(rate, burst) := [x |
-	some [what, v, most] in [["rate", rate, quota.rate], ["burst", burst, quota.burst]]
+# beyond are the limits above the quota, each with where it comes from.
+beyond(limits) := [x |
+	some [what, v, most, from] in limits
 	n := stacks.number(v)
 	n > most
-	x := sprintf("%s %v", [what, n])
+	x := sprintf("%s %v%s", [what, n, from])
 ]

@@ -2,8 +2,10 @@ package preflight.rules.throttle_quota_test
 
 import data.preflight.rules.throttle_quota
 
-stage(settings) := {"templates": {"template.yaml": {"resources": [{"id": "PlantsApi", "line": 5, "properties": {"MethodSettings": 20}}]}}, "stacks": [{"file": "template.yaml", "resources": {"PlantsApiv1Stage": {
-	"type": "AWS::ApiGateway::Stage", "line": 5, "source": "PlantsApi", "properties": {"MethodSettings": settings},
+stage(settings) := stage_in(settings, [], {})
+
+stage_in(settings, raw, params) := {"templates": {"template.yaml": {"resources": [{"id": "PlantsApi", "line": 5, "properties": {"MethodSettings": 20}}]}}, "stacks": [{"variant": "prod", "file": "template.yaml", "params": params, "resources": {"PlantsApiv1Stage": {
+	"type": "AWS::ApiGateway::Stage", "line": 5, "source": "PlantsApi", "raw": {"MethodSettings": raw}, "properties": {"MethodSettings": settings},
 }}}]}
 
 test_refuses_beyond_the_account if {
@@ -23,4 +25,13 @@ test_refuses_a_usage_plan if {
 
 test_passes_the_stages_throttle if {
 	count(throttle_quota.deny) == 0 with input as stage([{"ResourcePath": "/*", "HttpMethod": "*", "ThrottlingRateLimit": "50", "ThrottlingBurstLimit": "100"}])
+}
+
+test_refuses_the_environments_parameter if {
+	some f in throttle_quota.deny with input as stage_in(
+		[{"ResourcePath": "/*", "HttpMethod": "*", "ThrottlingRateLimit": "20000", "ThrottlingBurstLimit": "100"}],
+		[{"ThrottlingRateLimit": {"Ref": "ThrottlingRateLimit"}, "ThrottlingBurstLimit": {"Ref": "ThrottlingBurstLimit"}}],
+		{"ThrottlingRateLimit": "20000"},
+	)
+	contains(f.msg, "throttles at rate 20000 (ThrottlingRateLimit=20000 in prod's parameters), beyond")
 }

@@ -25,15 +25,32 @@ function_id(name) := name["Fn::GetAtt"][0] if name["Fn::GetAtt"]
 
 # SAM names CodeDeploy's predefined configurations
 # CodeDeployDefault.Lambda<Type>; AllAtOnce moves all traffic at once.
-deny contains {"file": s.file, "line": stacks.prop_line(s, g, "DeploymentPreference"), "msg": msg} if {
-	some s in stacks.prod
+at_once(s) := {g.source: stacks.written_type(s, g.source) |
 	some g in s.resources
 	g.type == "AWS::CodeDeploy::DeploymentGroup"
 	g.source in served(s)
-	config := stacks.deployment_config(s, g)
-	endswith(config, "AllAtOnce")
-	msg := sprintf("%s: prod moves all of its traffic to a new version at once (%s%s): a bad version reaches every client before an alarm can roll it back", [g.source, config, param(s, g)])
+	endswith(stacks.deployment_config(s, g), "AllAtOnce")
 }
+
+# A parameter (DeploymentType) that moves every function at once is one
+# finding, on its declaration.
+deny contains {"file": s.file, "line": input.declared[s.file].parameters[name].line, "msg": msg} if {
+	some s in stacks.prod
+	some name in {t.Ref | some t in at_once(s)}
+	fns := sort([fn | some fn, t in at_once(s); t.Ref == name])
+	msg := sprintf("%s=%s%s moves all of prod's traffic to a new version of %s at once: a bad version reaches every client before an alarm can roll it back", [name, object.get(s.params, name, "AllAtOnce"), where(s, name), concat(", ", fns)])
+}
+
+deny contains {"file": s.file, "line": stacks.prop_line(s, s.resources[fn], "DeploymentPreference"), "msg": msg} if {
+	some s in stacks.prod
+	some fn, t in at_once(s)
+	not t.Ref
+	msg := sprintf("%s: prod moves all of its traffic to a new version at once (DeploymentPreference Type AllAtOnce): a bad version reaches every client before an alarm can roll it back", [fn])
+}
+
+where(s, name) := " in prod's parameters" if {
+	s.params[name]
+} else := " (the parameter's default)"
 
 deny contains {"file": s.file, "line": stacks.prop_line(s, s.resources[fn], "DeploymentPreference"), "msg": msg} if {
 	some s in stacks.prod
@@ -47,8 +64,3 @@ deployed_gradually(s, fn) if {
 	g.type == "AWS::CodeDeploy::DeploymentGroup"
 	g.source == fn
 }
-
-param(s, g) := sprintf("; %s=%s in prod's parameters", [t.Ref, s.params[t.Ref]]) if {
-	t := stacks.written_type(s, g.source)
-	s.params[t.Ref]
-} else := ""

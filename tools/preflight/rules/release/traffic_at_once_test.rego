@@ -23,8 +23,8 @@ stack(variant, deployment_type) := {"templates": templates, "declared": declared
 
 test_refuses_all_at_once_in_prod if {
 	some f in traffic_at_once.deny with input as stack("prod", "AllAtOnce")
-	f.line == 14
-	contains(f.msg, "Fn: prod moves all of its traffic to a new version at once (CodeDeployDefault.LambdaAllAtOnce; DeploymentType=AllAtOnce in prod's parameters)")
+	f.line == 50
+	contains(f.msg, "DeploymentType=AllAtOnce in prod's parameters moves all of prod's traffic to a new version of Fn at once")
 }
 
 test_refuses_a_function_without_a_deployment if {
@@ -46,5 +46,6 @@ test_passes_all_at_once_in_dev if {
 
 test_refuses_a_literal_all_at_once if {
 	some f in traffic_at_once.deny with input as object.union(stack("prod", "Canary10Percent5Minutes"), {"declared": {"template.yaml": {"resources": {"Fn": {"value": {"Properties": {"DeploymentPreference": {"Type": "AllAtOnce"}}}}}}}})
-	contains(f.msg, "(CodeDeployDefault.LambdaAllAtOnce)")
+	f.line == 14
+	contains(f.msg, "Fn: prod moves all of its traffic to a new version at once (DeploymentPreference Type AllAtOnce)")
 }

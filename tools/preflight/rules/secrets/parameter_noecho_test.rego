@@ -21,6 +21,6 @@ test_passes_noecho if {
 test_passes_names_that_only_name_a_secret if {
 	count(parameter_noecho.deny) == 0 with input as params({
 		"KmsKeyArn": {"line": 1, "value": {}}, "TokenEndpoint": {"line": 2, "value": {}}, "AuthJwksUrl": {"line": 3, "value": {}},
-		"HostedZoneId": {"line": 4, "value": {}}, "PartnerSecretName": {"line": 5, "value": {}},
+		"HostedZoneId": {"line": 4, "value": {}}, "PartnerSecretName": {"line": 5, "value": {}}, "CodeS3Key": {"line": 6, "value": {}},
 	})
 }
