@@ -33,12 +33,13 @@ rate(a) if {
 	not a.Statistic in {"Sum", "SampleCount"}
 }
 
-# range is [least, most] the alarm's statistic can take, and what it is.
-range(a) := [0, 1, sprintf("%s's %s is a rate between 0 and 1", [a.MetricName, statistic(a)])] if {
+# range is [least, most] the alarm's statistic can take, what it is, and
+# the property that puts it out of reach.
+range(a) := [0, 1, sprintf("%s's %s is a rate between 0 and 1", [a.MetricName, statistic(a)]), stat_key(a)] if {
 	rate(a)
-} else := [0, 100, sprintf("%s is a percentage", [a.MetricName])] if {
+} else := [0, 100, sprintf("%s is a percentage", [a.MetricName]), "Threshold"] if {
 	a.Unit == "Percent"
-} else := [0, most, sprintf("%s's Sum over %v s cannot pass %v at the account's default quotas", [a.MetricName, a.Period, most])] if {
+} else := [0, most, sprintf("%s's Sum over %v s cannot pass %v at the account's default quotas", [a.MetricName, a.Period, most]), "Threshold"] if {
 	a.MetricName in counts[a.Namespace]
 	a.Statistic in {"Sum", "SampleCount"}
 	most := most_in(a.Namespace, stacks.number(a.Period))
@@ -46,15 +47,19 @@ range(a) := [0, 1, sprintf("%s's %s is a rate between 0 and 1", [a.MetricName, s
 
 statistic(a) := object.get(a, "Statistic", object.get(a, "ExtendedStatistic", "statistic"))
 
-out_of_reach("GreaterThanThreshold", t, [_, most, _]) if t >= most
+stat_key(a) := "Statistic" if {
+	a.Statistic
+} else := "ExtendedStatistic"
 
-out_of_reach("GreaterThanOrEqualToThreshold", t, [_, most, _]) if t > most
+out_of_reach("GreaterThanThreshold", t, [_, most, _, _]) if t >= most
 
-out_of_reach("LessThanThreshold", t, [least, _, _]) if t <= least
+out_of_reach("GreaterThanOrEqualToThreshold", t, [_, most, _, _]) if t > most
 
-out_of_reach("LessThanOrEqualToThreshold", t, [least, _, _]) if t < least
+out_of_reach("LessThanThreshold", t, [least, _, _, _]) if t <= least
 
-deny contains {"file": s.file, "line": stacks.prop_line(s, r, "Threshold"), "msg": msg} if {
+out_of_reach("LessThanOrEqualToThreshold", t, [least, _, _, _]) if t < least
+
+deny contains {"file": s.file, "line": stacks.prop_line(s, r, reach[3]), "msg": msg} if {
 	some s in input.stacks
 	some id, r in s.resources
 	r.type == "AWS::CloudWatch::Alarm"
