@@ -52,6 +52,7 @@ func readFacts(root string) (map[string]any, *stackPart, error) {
 		"scripts":        scriptsFacts(root, wfs),
 		"stacks":         stacks.facts,
 		"supply":         supplyFacts(root, wfs),
-		"evidence_floor": map[string]any{"retention_days": retentionFloorDays},
+		"evidence_floor": evidenceFloor(),
+		"declared":       declaredFacts(root),
 	}, stacks, nil
 }
