@@ -50,6 +50,7 @@ func readFacts(root string) (map[string]any, *stackPart, error) {
 		"makefile":       makefileFacts(root),
 		"files":          filesFacts(root),
 		"stacks":         stacks.facts,
-		"evidence_floor": map[string]any{"retention_days": retentionFloorDays},
+		"stateful":       stacks.stateful,
+		"evidence_floor": evidenceFloor(),
 	}, stacks, nil
 }
