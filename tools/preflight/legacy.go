@@ -72,14 +72,6 @@ const (
 	idResourcePolicy = "PS-IAM-004"
 )
 
-// withID gives findings their rule's ID.
-func withID(id string, fs []Finding) []Finding {
-	for i := range fs {
-		fs[i].ID = id
-	}
-	return fs
-}
-
 const ruleSuppression = "suppression"
 
 var (
