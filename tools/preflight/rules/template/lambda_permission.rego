@@ -33,20 +33,17 @@ found contains {"variant": s.variant, "file": s.file, "line": r.line, "id": id, 
 
 refused(s, r) := sprintf("cannot be resolved: %s", [r.error]) if {
 	r.error != ""
-} else := sprintf("grants on %v, which is no function of this stack", [p.FunctionName]) if {
-	p := r.properties
-	not function(s, p)
-} else := why if {
-	why := permission_why(s, r.properties)
-}
+} else := sprintf("grants on %v, which is no function of this stack", [r.properties.FunctionName]) if {
+	not functions(s)[function_name(r.properties.FunctionName)]
+} else := permission_why(s, r.properties, functions(s)[function_name(r.properties.FunctionName)])
 
-# function is the logical id of the function of the stack that a
-# FunctionName (a name, a name with a qualifier, a full or partial ARN)
-# names.
-function(s, p) := id if {
+# functions are the logical ids of the stack's functions by name (their
+# Ref); a FunctionName names one by its name, the name with a qualifier,
+# or a full or partial ARN.
+functions(s) := {f.ref: id |
 	some id, f in s.resources
 	f.type == "AWS::Lambda::Function"
-	f.ref == function_name(p.FunctionName)
+	f.ref != null
 }
 
 function_name(v) := split(after(split(after(sprintf("%v", [v]), "/functions/"), "/invocations")[0], ":function:"), ":")[0]
@@ -55,16 +52,16 @@ after(s, sep) := substring(s, indexof(s, sep) + count(sep), -1) if contains(s, s
 
 after(s, sep) := s if not contains(s, sep)
 
-permission_why(s, p) := sprintf("grants %v on %s: the template means lambda:InvokeFunction for API Gateway only", [object.get(p, "Action", null), function(s, p)]) if {
+permission_why(s, p, fn) := sprintf("grants %v on %s: the template means lambda:InvokeFunction for API Gateway only", [object.get(p, "Action", null), fn]) if {
 	lower(sprintf("%v", [object.get(p, "Action", "")])) != "lambda:invokefunction"
-} else := sprintf("grants %s's function URL (FunctionUrlAuthType %v): the template means no function URL", [function(s, p), p.FunctionUrlAuthType]) if {
+} else := sprintf("grants %s's function URL (FunctionUrlAuthType %v): the template means no function URL", [fn, p.FunctionUrlAuthType]) if {
 	object.get(p, "FunctionUrlAuthType", null) != null
-} else := sprintf("lets %v invoke %s: the template means API Gateway (apigateway.amazonaws.com) alone, for its own routes and authorizer; CodeDeploy invokes the hook with its role, not by a permission", [object.get(p, "Principal", null), function(s, p)]) if {
+} else := sprintf("lets %v invoke %s: the template means API Gateway (apigateway.amazonaws.com) alone, for its own routes and authorizer; CodeDeploy invokes the hook with its role, not by a permission", [object.get(p, "Principal", null), fn]) if {
 	object.get(p, "Principal", null) != "apigateway.amazonaws.com"
-} else := sprintf("lets API Gateway invoke %s with no SourceArn: any API of any account may", [function(s, p)]) if {
+} else := sprintf("lets API Gateway invoke %s with no SourceArn: any API of any account may", [fn]) if {
 	object.get(p, "SourceArn", "") == ""
-} else := sprintf("lets API Gateway invoke %s from %v: %s", [function(s, p), p.SourceArn, why]) if {
-	why := source_why(s, sprintf("%v", [p.SourceArn]), function(s, p))
+} else := sprintf("lets API Gateway invoke %s from %v: %s", [fn, p.SourceArn, why]) if {
+	why := source_why(s, sprintf("%v", [p.SourceArn]), fn)
 	why != ""
 }
 
