@@ -1,7 +1,8 @@
 package preflight
 
-// The stacks' rules, still in Go (legacy.go gives their IDs): the IAM rules over the evaluator's answers (reach, the reviewed
-// snapshot, trust, resource policies). Their findings name a logical id of
+// The stacks' rules, still in Go (legacy.go gives their IDs): the IAM
+// rules over the evaluator's answers (reach, the reviewed snapshot, trust,
+// resource policies). Their findings name a logical id of
 // the translated stack; place gives them the line in template.yaml or
 // pipeline/roles.yaml where a person edits it.
 
