@@ -30,6 +30,7 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	// The evaluator's answers for the book, and the stacks' rules still in Go.
 	facts["access"] = stacks.access
 	facts["allowlist"] = allowlistFacts(allow)
+	facts["allowlist_entries"] = allowlistEntries(allow)
 	out, err := b.Eval(ctx, facts)
 	if err != nil {
 		return nil, err

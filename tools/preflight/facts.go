@@ -52,6 +52,7 @@ func readFacts(root string) (map[string]any, *stackPart, error) {
 		"scripts":        scriptsFacts(root, wfs),
 		"stacks":         stacks.facts,
 		"supply":         supplyFacts(root, wfs),
+		"stateful":       stacks.stateful,
 		"evidence_floor": evidenceFloor(),
 		"declared":       declaredFacts(root),
 	}, stacks, nil

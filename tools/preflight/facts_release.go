@@ -38,11 +38,10 @@ const (
 	retentionCeilingDays = 365
 )
 
-// evidenceFloor is input.evidence_floor: docs/deploy.md's floors and
-// ceilings, handed to the rules as data.
-func evidenceFloor() map[string]any {
+// lifetimes are docs/deploy.md's floors and ceilings of lifetimes, added
+// to input.evidence_floor (evidenceFloor).
+func lifetimes() map[string]any {
 	return map[string]any{
-		"retention_days":         retentionFloorDays,
 		"retention_max_days":     retentionCeilingDays,
 		"session_min_seconds":    deploySessionMinSeconds,
 		"session_max_seconds":    deploySessionMaxSeconds,

@@ -1,9 +1,8 @@
 package preflight
 
-// The stacks' rules, still in Go (legacy.go gives their IDs): the template
-// rules and the exposure rules over each variant's translated stack, and
-// the IAM rules over the evaluator's answers (reach, the reviewed
-// snapshot, trust, resource policies). Their findings name a logical id of
+// The stacks' rules, still in Go (legacy.go gives their IDs): the IAM
+// rules over the evaluator's answers (reach, the reviewed snapshot, trust,
+// resource policies). Their findings name a logical id of
 // the translated stack; place gives them the line in template.yaml or
 // pipeline/roles.yaml where a person edits it.
 
@@ -21,10 +20,11 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// stackPart is what the stacks give Check: input.stacks and input.access,
-// and the findings of the stacks' rules still in Go.
+// stackPart is what the stacks give Check: input.stacks, input.stateful
+// and input.access, and the findings of the stacks' rules still in Go.
 type stackPart struct {
 	facts    []any
+	stateful map[string]any
 	access   map[string]any
 	findings []Finding
 }
@@ -73,11 +73,15 @@ func readStacks(root string) (*stackPart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", AllowlistFile, err)
 	}
+	stateful, err := statefulFacts(root)
+	if err != nil {
+		return nil, err
+	}
 	findings, access, err := checkStacks(root, envs, places, allow)
 	if err != nil {
 		return nil, err
 	}
-	return &stackPart{facts: stacksFacts(envs, places), access: access, findings: findings}, nil
+	return &stackPart{facts: stacksFacts(envs, places), stateful: stateful, access: access, findings: findings}, nil
 }
 
 // loadStacks makes every variant of the repository at root concrete, and
@@ -101,19 +105,10 @@ func loadStacks(root string) ([]env, map[string]map[string]int, error) {
 // checkStacks applies the stacks' rules still in Go to the variants, and
 // answers the evaluator's access with the snapshot's (input.access).
 func checkStacks(root string, envs []env, places map[string]map[string]int, allow *Allowlist) ([]Finding, map[string]any, error) {
-	ref, err := LoadStatefulReference(filepath.Join(root, StatefulFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		ref, err = &StatefulReference{}, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w (regenerate it with %s)", StatefulFile, err, regenerate)
-	}
-	out := CheckTemplate(envs, allow, ref)
-	reach, lines, err := effectiveAccess(envs, envs, allow)
+	out, lines, err := effectiveAccess(envs, envs, allow)
 	if err != nil {
 		return nil, nil, err
 	}
-	out = append(out, reach...)
 	snapshot, err := readAccess(root)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (make preflight-accept writes it)", err)
@@ -129,11 +124,9 @@ func checkStacks(root string, envs []env, places map[string]map[string]int, allo
 	return out, accessFacts(snapshot, lines), nil
 }
 
-// whereForms are the two forms a stack's finding names its place in:
-// "template.yaml <what> [<variants>]" (the template rules) and
-// "<LogicalId> (<file>, <variant>)" (the IAM rules).
+// The forms a stack's finding names its place in: "<LogicalId> (<file>,
+// <variant>)" and a file of tools/preflight (the IAM rules).
 var (
-	templateWhere = regexp.MustCompile(`^(template\.yaml) (.*)$`)
 	resourceWhere = regexp.MustCompile(`^(\S+) \((template\.yaml|pipeline/roles\.yaml), ([a-z]+)\)(.*)$`)
 	fileWhere     = regexp.MustCompile(`^(tools/preflight/[\w./]+)\s*(.*)$`)
 	logicalID     = regexp.MustCompile(`^[A-Za-z0-9]+`)
@@ -145,9 +138,6 @@ var (
 // stage is PlantsApiprodStage).
 func place(f Finding, places map[string]map[string]int) Finding {
 	switch {
-	case templateWhere.MatchString(f.Where):
-		m := templateWhere.FindStringSubmatch(f.Where)
-		f.File, f.Where = m[1], m[2]
 	case resourceWhere.MatchString(f.Where):
 		m := resourceWhere.FindStringSubmatch(f.Where)
 		f.File, f.Where = m[2], m[1]+" ("+m[3]+")"+m[4]

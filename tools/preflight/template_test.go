@@ -2,39 +2,19 @@ package preflight
 
 import (
 	"bytes"
-	"errors"
-	"io/fs"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/open-policy-agent/opa/v1/rego"
 )
-
-// hs256Variable is the authorizer's HS256 key source (internal/auth),
-// which PS-TPL-001 keeps empty in template.yaml.
-const hs256Variable = "AUTH_HS256_SECRET"
-
-// valuesOfKey collects the values of every map entry named key in v, at
-// any depth (an Fn::If may hold two environments).
-func valuesOfKey(v any, key string) []any {
-	var out []any
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			if k == key {
-				out = append(out, e)
-			} else {
-				out = append(out, valuesOfKey(e, key)...)
-			}
-		}
-	case []any:
-		for _, e := range x {
-			out = append(out, valuesOfKey(e, key)...)
-		}
-	}
-	return out
-}
 
 func committedAllowlist(t *testing.T) *Allowlist {
 	t.Helper()
@@ -43,15 +23,6 @@ func committedAllowlist(t *testing.T) *Allowlist {
 		t.Fatal(err)
 	}
 	return a
-}
-
-func committedReference(t *testing.T) *StatefulReference {
-	t.Helper()
-	ref, err := LoadStatefulReference(filepath.Join(repoRoot, StatefulFile))
-	if err != nil {
-		t.Fatalf("%v (regenerate it with %s)", err, regenerate)
-	}
-	return ref
 }
 
 func allVariants(t *testing.T) []env {
@@ -72,77 +43,133 @@ func parseAllowlist(t *testing.T, text string) *Allowlist {
 	return a
 }
 
-// Every variant of template.yaml (samconfig.toml's environments and make
-// lint's edge parameters) keeps the template rules, and the rules read what
-// they check: permissions, routes, the authorizer's declared secret, the
-// table; so that no finding is no accident.
-func TestTemplateRules(t *testing.T) {
-	t.Parallel()
-	envs := allVariants(t)
-	for _, f := range CheckTemplate(envs, committedAllowlist(t), committedReference(t)) {
-		t.Error(f)
+// stackFacts are the book's input for the variants' stacks alone, as Check
+// makes it but without the evaluator's answers (input.access): the
+// template and exposure rules read none.
+func stackFacts(envs []env, allow *Allowlist, stateful map[string]any) map[string]any {
+	places := map[string]map[string]int{}
+	for _, file := range credentialTemplates {
+		places[file] = logicalIDLines(filepath.Join(envs[0].root, file))
 	}
-	for _, e := range envs {
-		if n := len(e.app.ResourcesOfType("AWS::Lambda::Permission")); n < 2 {
-			t.Errorf("%s: %d Lambda permissions, want the route's and the authorizer's", e.name, n)
+	if stateful == nil {
+		stateful = map[string]any{"environments": map[string]any{}}
+	}
+	return map[string]any{"stacks": stacksFacts(envs, places), "stateful": stateful, "allowlist": allowlistFacts(allow),
+		"allowlist_entries": allowlistEntries(allow), "evidence_floor": evidenceFloor()}
+}
+
+// bookFindings are the findings of the book over facts, of the rules ids
+// (every rule's when none).
+func bookFindings(facts map[string]any, ids ...string) []Finding {
+	b, err := LoadBook()
+	if err == nil {
+		var fs []Finding
+		fs, err = b.Eval(context.Background(), facts)
+		fs = slices.DeleteFunc(fs, func(f Finding) bool { return len(ids) > 0 && !slices.Contains(ids, f.ID) })
+		if err == nil {
+			return fs
 		}
-		apis, _ := restAPIsOf(e.app)
-		routes := 0
-		for _, api := range apis {
-			routes += len(api.routes)
-			if len(api.authorizers) == 0 {
-				t.Errorf("%s: %s has no Lambda authorizer the rules can see", e.name, api.id)
+	}
+	return []Finding{{ID: "error", Rule: err.Error()}}
+}
+
+// AllowlistFindings are PS-BOOK-002's findings over the variants' stacks,
+// the allowlist and the reference (nil for none).
+func AllowlistFindings(a *Allowlist, envs []env, stateful map[string]any) []Finding {
+	return bookFindings(stackFacts(envs, a, stateful), "PS-BOOK-002")
+}
+
+// stackFindings are the book's findings over the stacks of a mutant (every
+// variant), with the committed allowlist and reference.
+func stackFindings(t *testing.T, root string) []Finding {
+	t.Helper()
+	stateful, err := statefulFacts(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := bookFindings(stackFacts(loadMutant(t, root, stackVariants...), committedAllowlist(t), stateful))
+	for _, f := range fs {
+		if f.ID == "error" {
+			t.Fatal(f.Rule)
+		}
+	}
+	return fs
+}
+
+// bookQuery answers a query over input with the book's rules and helpers
+// loaded, as a rule would ask it.
+func bookQuery(t *testing.T, query string, input any) []rego.Result {
+	t.Helper()
+	b, err := LoadBook()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []func(*rego.Rego){rego.Query(query), rego.Input(input)}
+	for p, m := range b.TestModules() {
+		if !strings.HasSuffix(p, "_test.rego") {
+			opts = append(opts, rego.ParsedModule(m))
+		}
+	}
+	rs, err := rego.New(opts...).Eval(context.Background())
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return rs
+}
+
+// The facts the template and exposure rules read are there in every
+// variant of the repository, so that no finding is no accident: Lambda
+// permissions, routes and authorizers, the table in the reference, a key
+// source, alarms acting on the probe's topic, a traced stage with an
+// access log format, and the functions that serve the plants.
+func TestStackRulesReadTheStacks(t *testing.T) {
+	t.Parallel()
+	facts, err := Facts(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ what, query string }{
+		{"two Lambda permissions", `count([id | some id, r in s.resources; r.type == "AWS::Lambda::Permission"]) >= 2`},
+		{"routes and an authorizer", `some api in s.apis; count(api.routes) > 0; count(api.authorizers) > 0`},
+		{"one key source", `count([id | some id, r in s.resources; r.properties.Environment.Variables.AUTH_JWKS_URL]) == 1`},
+		{"ten alarms acting on the probe's topic", `s.probe; count([id | some id, r in s.resources; s.params.AlarmTopicArn in r.properties.AlarmActions]) >= 10`},
+		{"a traced stage with an access log format", `s.probe; count([st | some st in data.preflight.lib.gateway.stages(s); st.format != ""; st.tracing == true]) == 1`},
+		{"the authorizer and createplant serve the plants", `data.preflight.rules.tracing.serving(s) == {"AuthorizerFunction", "CreatePlantFunction"}`},
+	} {
+		for _, v := range stackVariants {
+			q := fmt.Sprintf(`some s in input.stacks; s.variant == %q; s.file == "template.yaml"; %s`, v, c.query)
+			if len(bookQuery(t, q, facts)) == 0 {
+				t.Errorf("%s: the stacks do not hold %s (%s)", v, c.what, c.query)
 			}
 		}
-		if routes == 0 {
-			t.Errorf("%s: the rules read no route", e.name)
-		}
-		if len(valuesOfKey(rawProperties(e.app, "AuthorizerFunction")["Environment"], hs256Variable)) != 1 {
-			t.Errorf("%s: AuthorizerFunction does not declare %s: the rule that keeps it empty reads nothing", e.name, hs256Variable)
-		}
-		snap, err := StatefulSnapshot(e.app)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := snap["PlantsTable"]; !ok {
-			t.Errorf("%s: the stateful snapshot has no PlantsTable", e.name)
+	}
+	for _, v := range statefulEnvironments {
+		if len(bookQuery(t, fmt.Sprintf(`data.preflight.rules.stateful_replaced.snapshot[%q].PlantsTable`, v), facts)) == 0 {
+			t.Errorf("%s: the stateful snapshot has no PlantsTable", v)
 		}
 	}
 }
 
-// StatefulFile is what regeneration writes for the template as it stands.
-// UPDATE_PREFLIGHT=1 writes it instead, taking a replacement or a removal
-// only when the allowlist acknowledges it.
+// statefulEnvironments are the variants StatefulFile holds: samconfig.toml's
+// environments, the deployed stacks.
+var statefulEnvironments = []string{"default", "dev", "prod"}
+
+// StatefulFile is what regeneration writes for the template as it stands
+// (PS-TPL-004's snapshot). UPDATE_PREFLIGHT=1 writes it instead, taking a
+// replacement or a removal only when the allowlist acknowledges it.
 func TestStatefulReference(t *testing.T) {
 	t.Parallel()
-	current := map[string]map[string]StatefulResource{}
-	for _, name := range statefulEnvironments {
-		snap, err := StatefulSnapshot(loadEnv(t, name).app)
-		if err != nil {
-			t.Fatal(err)
-		}
-		current[name] = snap
+	facts, err := Facts(repoRoot)
+	if err != nil {
+		t.Fatal(err)
 	}
 	path := filepath.Join(repoRoot, StatefulFile)
+	next, err := regenerateStateful(t, facts, committedAllowlist(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if os.Getenv("UPDATE_PREFLIGHT") == "1" {
-		old, err := LoadStatefulReference(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			old = nil
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		next, findings := RegenerateStateful(old, current, committedAllowlist(t))
-		for _, f := range findings {
-			t.Error(f)
-		}
-		if len(findings) > 0 {
-			t.Fatalf("%s is not written: a replacement the allowlist does not acknowledge", StatefulFile)
-		}
-		raw, err := next.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, raw, 0o644); err != nil {
+		if err := os.WriteFile(path, next, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("wrote %s", StatefulFile)
@@ -152,64 +179,62 @@ func TestStatefulReference(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (regenerate it with %s)", err, regenerate)
 	}
-	want, err := (&StatefulReference{About: statefulAbout, Environments: current}).Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(raw, want) {
-		t.Errorf("%s is not what regeneration writes for template.yaml as it stands (TestTemplateRules names the differences; an edit by hand is one too): "+
+	if !bytes.Equal(raw, next) {
+		t.Errorf("%s is not what regeneration writes for template.yaml as it stands (PS-TPL-004 names the differences; an edit by hand is one too): "+
 			"regenerate it with %s", StatefulFile, regenerate)
 	}
 }
 
-// templateMutant is mutant with each edit checked to change something, and
-// an optional edit of the whole of template.yaml (a rename); the copy must
-// differ from template.yaml.
-func templateMutant(t *testing.T, edits []edit, whole func(string) string) string {
+const statefulAbout = "Written by " + regenerate + " (PS-TPL-004, tools/preflight/rules/template/stateful_replaced.rego): per samconfig.toml environment, " +
+	"each stateful resource's type and the values, as resolved, of the properties it cannot change in place. " +
+	"PS-TPL-004 refuses a difference; regeneration takes a replacement or a removal only when " + AllowlistFile + " acknowledges it."
+
+// regenerateStateful is StatefulFile for the stacks of facts, or an error
+// naming each replacement or removal of the reference that the allowlist
+// does not acknowledge (kind replacement, what its logical id, a reason).
+// New resources need no acknowledgement.
+func regenerateStateful(t *testing.T, facts map[string]any, allow *Allowlist) ([]byte, error) {
 	t.Helper()
-	for _, e := range edits {
-		if e.Old == e.New {
-			t.Fatalf("the edit of %q changes nothing", e.Old)
+	rs := bookQuery(t, `s := data.preflight.rules.stateful_replaced.snapshot; r := data.preflight.rules.stateful_replaced.replaced`, facts)
+	if len(rs) != 1 {
+		t.Fatal("PS-TPL-004 gives no snapshot")
+	}
+	var refused []string
+	for _, r := range rs[0].Bindings["r"].([]any) {
+		id := r.([]any)[1].(string)
+		if !allow.allows("replacement", id) {
+			refused = append(refused, fmt.Sprintf("%s [%s]", id, r.([]any)[0]))
 		}
 	}
-	root := mutant(t, edits...)
-	path := filepath.Join(root, "template.yaml")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	if len(refused) > 0 {
+		return nil, fmt.Errorf("%s is not written: the replacement or removal of %s, which %s does not acknowledge (kind replacement, what its logical id, a reason)",
+			StatefulFile, strings.Join(refused, ", "), AllowlistFile)
 	}
-	if whole != nil {
-		edited := whole(string(raw))
-		if edited == string(raw) {
-			t.Fatal("the edit of the whole template changes nothing")
-		}
-		if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		raw = []byte(edited)
-	}
-	orig, err := os.ReadFile(filepath.Join(repoRoot, "template.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(raw, orig) {
-		t.Fatal("the mutant's template.yaml is template.yaml")
-	}
-	return root
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	err := enc.Encode(struct {
+		About        string `json:"about"`
+		Environments any    `json:"environments"`
+	}{statefulAbout, rs[0].Bindings["s"]})
+	return b.Bytes(), err
 }
 
-// Each dangerous edit of template.yaml (or of the allowlist) is a finding
-// that names the resource and the rule. Each mutant is a copy of the
-// repository's files in a directory of its own, translated by the SAM
-// translator (in parallel: about a second of Python each) and resolved for
-// every variant, as the repository's template is.
-func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
+// The allowlist's own mistakes and a reference without an environment, on
+// the repository's stacks (no translation), are refused by their rule's ID;
+// an entry with an unknown field is not read at all.
+func TestAllowlistAndReferenceMistakes(t *testing.T) {
 	t.Parallel()
-	allow, ref := committedAllowlist(t), committedReference(t)
-
-	// The allowlist's own mistakes, on the repository's template (no
-	// translation: these run under -short too).
-	envs := allVariants(t)
+	facts, err := Facts(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(key string, v any) map[string]any {
+		out := maps.Clone(facts)
+		out[key] = v
+		return out
+	}
 	for _, c := range []struct{ name, allowlist, where, says string }{
 		{"an entry without a reason", "entries:\n  - kind: replacement\n    what: PlantsTable\n", "entry 1", "has no reason"},
 		{"a blank reason", "entries:\n  - kind: public-route\n    what: GET /plants\n    reason: '  '\n", "entry 1", "has no reason"},
@@ -217,17 +242,35 @@ func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
 		{"an entry for a guarded route", "entries:\n  - kind: public-route\n    what: POST /plants\n    reason: for a demo\n", "POST /plants", "the route has the authorizer in every variant"},
 		{"a stale replacement", "entries:\n  - kind: replacement\n    what: OldTable\n    reason: moved\n", "OldTable", "no stateful resource"},
 		{"an unknown kind", "entries:\n  - kind: public\n    what: GET /plants\n    reason: x\n", "entry 1", `has kind "public"`},
+		{"a repeated entry", "entries:\n  - kind: replacement\n    what: PlantsTable\n    reason: x\n  - kind: replacement\n    what: PlantsTable\n    reason: y\n", "entry 2", "repeats an earlier entry"},
 	} {
 		t.Run("allowlist: "+c.name, func(t *testing.T) {
-			wantFinding(t, CheckTemplate(envs, parseAllowlist(t, c.allowlist), ref), "PS-BOOK-002 "+c.where, c.says)
+			fs := bookFindings(with("allowlist_entries", allowlistEntries(parseAllowlist(t, c.allowlist))), "PS-BOOK-002")
+			wantFinding(t, fs, "PS-BOOK-002 "+c.where, c.says)
+			for _, f := range fs {
+				if f.File != AllowlistFile || f.Line == 0 {
+					t.Errorf("not on its entry's line of %s: %s", AllowlistFile, f)
+				}
+			}
 		})
 	}
 	t.Run("a reference without the environment", func(t *testing.T) {
-		wantFinding(t, CheckTemplate(envs, allow, &StatefulReference{}), "PS-TPL-004 "+StatefulFile, "holds no reference for the prod stack")
+		fs := bookFindings(with("stateful", map[string]any{"environments": map[string]any{}}), "PS-TPL-004")
+		wantFinding(t, fs, "PS-TPL-004 "+StatefulFile, "holds no reference for the prod stack")
 	})
 	if _, err := ParseAllowlist([]byte("entries:\n  - kind: replacement\n    what: PlantsTable\n    reson: typo\n")); err == nil {
 		t.Error("an allowlist entry with an unknown field (reson) was read")
 	}
+}
+
+// Each dangerous edit of template.yaml is refused by its rule's ID, naming
+// the resource, on the resource's line of template.yaml. Each mutant is a
+// copy of the repository's files, translated by the SAM translator (in
+// parallel: about a second of Python each) and resolved for every variant;
+// edits of different resources share a mutant, each told apart by its own
+// finding.
+func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
+	t.Parallel()
 	skipMutantsInShort(t)
 	permission := func(name, principal, source string) edit {
 		return edit{"template.yaml", "", "  PlantsApi:\n", "  " + name + ":\n    Type: AWS::Lambda::Permission\n    Properties:\n" +
@@ -238,16 +281,13 @@ func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
 		{"template.yaml", "  PlantsTable:", "        - AttributeName: id\n          AttributeType: N\n", "        - AttributeName: plantId\n          AttributeType: N\n"},
 		{"template.yaml", "  PlantsTable:", "        - AttributeName: id\n          KeyType: HASH\n", "        - AttributeName: plantId\n          KeyType: HASH\n"},
 	}
-	// A finding names the resource it is about, so edits of different
-	// resources share a mutant (one translation) and each is still told
-	// apart by its own finding.
 	type want struct{ where, says string }
 	cases := []struct {
 		name  string
 		edits []edit
 		whole func(string) string
 		want  []want
-		then  func(t *testing.T, envs []env)
+		then  func(t *testing.T, root string)
 	}{
 		{name: "permissions for any API, for principal *, for another service, for an undeclared route",
 			edits: []edit{
@@ -262,31 +302,26 @@ func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
 				{"PS-TPL-002 CreatePlantDeletePermission", "names no stage and route the template declares"}}},
 		{name: "the table's key attribute renamed", edits: keySchema,
 			want: []want{{"PS-TPL-004 PlantsTable", `KeySchema changes ([{"AttributeName":"id","KeyType":"HASH"}] to [{"AttributeName":"plantId","KeyType":"HASH"}]); CloudFormation replaces the table`}},
-			then: func(t *testing.T, envs []env) {
-				current := map[string]map[string]StatefulResource{}
-				for _, e := range envs {
-					if snap, err := StatefulSnapshot(e.app); err == nil && e.name != "edge" {
-						current[e.name] = snap
+			then: func(t *testing.T, root string) {
+				stateful, err := statefulFacts(repoRoot)
+				if err != nil {
+					t.Fatal(err)
+				}
+				facts := stackFacts(loadMutant(t, root, stackVariants...), committedAllowlist(t), stateful)
+				// Regeneration refuses the replacement without an
+				// acknowledgement, and without a reason, and takes it with one.
+				for _, allow := range []string{"entries: []\n", "entries:\n  - kind: replacement\n    what: PlantsTable\n"} {
+					if _, err := regenerateStateful(t, facts, parseAllowlist(t, allow)); err == nil || !strings.Contains(err.Error(), "PlantsTable [prod]") {
+						t.Errorf("regeneration took the table's replacement with the allowlist %q: %v", allow, err)
 					}
 				}
-				// Regeneration refuses the replacement without an acknowledgement...
-				if next, fs := RegenerateStateful(ref, current, allow); next != nil || len(fs) == 0 {
-					t.Errorf("regeneration took the table's replacement unacknowledged")
-				} else {
-					wantFinding(t, fs, "PlantsTable", "KeySchema changes")
-				}
-				// ...and without a reason, and takes it with one.
-				noReason := parseAllowlist(t, "entries:\n  - kind: replacement\n    what: PlantsTable\n")
-				if next, _ := RegenerateStateful(ref, current, noReason); next != nil {
-					t.Errorf("regeneration took the replacement on an entry without a reason")
-				}
 				ack := parseAllowlist(t, "entries:\n  - kind: replacement\n    what: PlantsTable\n    reason: the key becomes plantId; the plants are copied by scripts/migrate\n")
-				next, fs := RegenerateStateful(ref, current, ack)
-				if next == nil {
-					t.Fatalf("regeneration refused an acknowledged replacement: %v", fs)
+				next, err := regenerateStateful(t, facts, ack)
+				if err != nil {
+					t.Fatalf("regeneration refused an acknowledged replacement: %v", err)
 				}
-				if got := oneLineJSON(next.Environments["prod"]["PlantsTable"].Properties["KeySchema"], 200); !strings.Contains(got, "plantId") {
-					t.Errorf("the regenerated reference holds KeySchema %s", got)
+				if !strings.Contains(string(next), `"AttributeName": "plantId"`) {
+					t.Errorf("the regenerated reference holds no plantId: %s", next)
 				}
 			}},
 		{name: "the table named (TableName is create-only)",
@@ -304,15 +339,24 @@ func TestTemplateRulesCatchDangerousEdits(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			envs := loadMutant(t, templateMutant(t, c.edits, c.whole), stackVariants...)
-			findings := CheckTemplate(envs, allow, ref)
+			root := mutant(t, c.edits...)
+			if c.whole != nil {
+				path := filepath.Join(root, "template.yaml")
+				raw, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(c.whole(string(raw))), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			findings := stackFindings(t, root)
 			for _, w := range c.want {
 				wantFinding(t, findings, w.where, w.says)
 			}
 			if c.then != nil {
-				c.then(t, envs)
+				c.then(t, root)
 			}
 		})
 	}
-
 }
