@@ -51,5 +51,7 @@ func readFacts(root string) (map[string]any, *stackPart, error) {
 		"files":          filesFacts(root),
 		"stacks":         stacks.facts,
 		"evidence_floor": map[string]any{"retention_days": retentionFloorDays},
+		"gate":           gateFacts(root, wfs),
+		"proof":          proofFacts(root),
 	}, stacks, nil
 }

@@ -41,14 +41,6 @@ var goRules = map[string]Rule{
 		Danger: "a script that sets AWS keys, runs `aws configure`, calls STS for a credential or writes a profile file acts with a credential that is not the environment's OIDC role.",
 		Fix:    "take the environment's role with aws-actions/configure-aws-credentials (OIDC) in the dev or prod job; no other credential",
 		Source: "https://docs.aws.amazon.com/IAM/latest/UserGuide/best-practices.html"},
-	ruleChecksGate: {ID: "PS-CI-002", Title: "The checks still gate", File: "gate.go",
-		Danger: "a trigger filter, an env value from the repository's settings or a change to what the checks job runs lets a change merge without every check, or with one that fails.",
-		Fix:    "keep ci.yml's triggers unfiltered, its env literal, and every package tested and every lint step run",
-		Source: "https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onpushpull_requestpull_request_targetpathspaths-ignore"},
-	ruleReviewerAccept: {ID: "PS-CI-003", Title: "Only a person accepts the reviewed snapshots", File: "gate.go",
-		Danger: "a workflow or script that runs make preflight-accept, sets UPDATE_PREFLIGHT or writes the allowlist accepts new access on a reviewer's behalf.",
-		Fix:    "remove it: a person runs make preflight-accept and commits the diff for review",
-		Source: "https://docs.aws.amazon.com/access-analyzer/latest/APIReference/API_CheckNoNewAccess.html"},
 	// The stacks' rules (stacks.go): findings carry their ID from where
 	// they are made.
 	idPermission: {ID: idPermission, Title: "Lambda permissions are API Gateway's, for this API's routes", File: "template.go",
