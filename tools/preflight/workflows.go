@@ -165,10 +165,6 @@ func (j job) environment() string {
 	return ""
 }
 
-func (w *workflow) where(j job) string {
-	return fmt.Sprintf(".github/workflows/%s:%d job %s", w.file, j.line, j.name)
-}
-
 func (w *workflow) whereStep(j job, i int) string {
 	s := j.Steps[i]
 	label := s.Name
@@ -417,14 +413,4 @@ func squeeze(s string, n int) string {
 		s = string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-func walkYAML(n *yaml.Node, f func(*yaml.Node)) {
-	if n == nil {
-		return
-	}
-	f(n)
-	for _, c := range n.Content {
-		walkYAML(c, f)
-	}
 }
