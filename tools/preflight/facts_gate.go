@@ -52,65 +52,45 @@ const proofFile = "tools/preflight/testdata/proof.json"
 // with an expansion is its source text.
 func gateFacts(root string, wfs []*workflow) map[string]any {
 	pkgs, confs := walkPackages(root)
-	out := map[string]any{"packages": pkgs, "staticcheck_conf": confs, "env": []any{}, "scripts": []any{}, "runs": []any{}, "make_vars": map[string]any{}}
+	out := map[string]any{"packages": pkgs, "staticcheck_conf": confs, "runs": []any{}, "make_vars": map[string]any{}}
 	env := checksEnv(wfs, out)
-	var scripts []any
+	scripts := workflowScripts(wfs)
+	var ciRun *syntax.File
+	if raw, err := os.ReadFile(filepath.Join(root, ".ci", "run")); err == nil {
+		if ciRun, err = parseShell(string(raw), ""); err == nil {
+			scripts = append(scripts, map[string]any{"file": ".ci/run", "line": 1, "commands": shCommands(ciRun, shLine(0))})
+			env = append(env, ciRunEnv(ciRun)...)
+		}
+	}
+	envs := []any{}
+	for _, e := range env {
+		envs = append(envs, e.fact())
+	}
+	out["env"] = envs
+	if raw, err := os.ReadFile(filepath.Join(root, "Makefile")); err == nil {
+		mr := &makeReader{m: parseMakefile(string(raw)), lines: strings.Split(string(raw), "\n"), env: env, seen: map[string]bool{}}
+		scripts = append(scripts, mr.scripts()...)
+		out["make_vars"] = mr.vars()
+		out["runs"] = mr.follow(ciRun)
+	}
+	out["scripts"] = nonNil(scripts)
+	return out
+}
+
+// workflowScripts are the run: scripts of every workflow's steps.
+func workflowScripts(wfs []*workflow) []any {
+	var out []any
 	for _, w := range wfs {
 		for _, name := range w.order {
 			j := w.Jobs[name]
 			for i, s := range j.Steps {
 				if f, err := parseShell(runScript(s.Run), ""); err == nil && s.Run != "" {
 					at := func(syntax.Pos) int { return s.line }
-					scripts = append(scripts, map[string]any{"file": ".github/workflows/" + w.file, "line": s.line, "job": j.name, "step": i + 1, "commands": shCommands(f, at)})
+					out = append(out, map[string]any{"file": ".github/workflows/" + w.file, "line": s.line, "job": j.name, "step": i + 1, "commands": shCommands(f, at)})
 				}
 			}
 		}
 	}
-	raw, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
-	var ciRun *syntax.File
-	if err == nil {
-		if ciRun, err = parseShell(string(raw), ""); err == nil {
-			scripts = append(scripts, map[string]any{"file": ".ci/run", "line": 1, "commands": shCommands(ciRun, shLine(0))})
-			env = append(env, ciRunEnv(ciRun)...)
-		}
-	}
-	for _, e := range env {
-		out["env"] = append(out["env"].([]any), e.fact())
-	}
-	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
-	if err != nil {
-		out["scripts"] = nonNil(scripts)
-		return out
-	}
-	m := parseMakefile(string(mk))
-	mr := &makeReader{m: m, lines: strings.Split(string(mk), "\n"), env: env, seen: map[string]bool{}}
-	base := mr.scope(nil, "")
-	targets := mapKeys(m.rules)
-	slices.Sort(targets)
-	for _, t := range targets {
-		for _, r := range m.rules[t] {
-			for _, l := range r.recipe {
-				if f, err := parseShell(base.expand(l.text, t, 0), ""); err == nil {
-					scripts = append(scripts, map[string]any{"file": "Makefile", "line": l.line, "target": t, "commands": shCommands(f, shLine(l.line-1))})
-				}
-			}
-		}
-	}
-	out["scripts"] = nonNil(scripts)
-	vars := map[string]any{}
-	for name, v := range base {
-		vars[name] = map[string]any{"value": base.value(name, "", 0), "origin": v.origin, "file": v.file, "line": v.line}
-	}
-	out["make_vars"] = vars
-	if ciRun != nil {
-		for _, c := range shCommands(ciRun, shLine(0)) {
-			c := c.(map[string]any)
-			if w := c["words"].([]string); c["top"] == true && len(w) > 1 && w[0] == "make" {
-				mr.call(w[1:], nil, ".ci/run", c["line"].(int), "", 0)
-			}
-		}
-	}
-	out["runs"] = nonNil(mr.runs)
 	return out
 }
 
@@ -439,6 +419,48 @@ type makeReader struct {
 	runs  []any
 }
 
+// scripts are every target's recipe lines, expanded with the Makefile's
+// variables.
+func (r *makeReader) scripts() []any {
+	base := r.scope(nil, "")
+	targets := mapKeys(r.m.rules)
+	slices.Sort(targets)
+	var out []any
+	for _, t := range targets {
+		for _, rule := range r.m.rules[t] {
+			for _, l := range rule.recipe {
+				if f, err := parseShell(base.expand(l.text, t, 0), ""); err == nil {
+					out = append(out, map[string]any{"file": "Makefile", "line": l.line, "target": t, "commands": shCommands(f, shLine(l.line-1))})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// vars are the variables as make has them when .ci/run runs it.
+func (r *makeReader) vars() map[string]any {
+	base := r.scope(nil, "")
+	out := map[string]any{}
+	for name, v := range base {
+		out[name] = map[string]any{"value": base.value(name, "", 0), "origin": v.origin, "file": v.file, "line": v.line}
+	}
+	return out
+}
+
+// follow adds the runs of .ci/run's top-level make calls.
+func (r *makeReader) follow(ciRun *syntax.File) []any {
+	if ciRun != nil {
+		for _, c := range shCommands(ciRun, shLine(0)) {
+			c := c.(map[string]any)
+			if w := c["words"].([]string); c["top"] == true && len(w) > 1 && w[0] == "make" {
+				r.call(w[1:], nil, ".ci/run", c["line"].(int), "", 0)
+			}
+		}
+	}
+	return nonNil(r.runs)
+}
+
 // scope is the variables of a run of target: make's own, the
 // environment's, then the Makefile's assignments in file order (the
 // target's own among them), a command line's overriding all ("Overriding
@@ -585,10 +607,10 @@ func splitMakeArgs(s string) []string {
 }
 
 // makeFuncs are the functions of GNU make ("Functions for Transforming
-// Text") the recipes use, each given its arguments and an expander. shell
-// and wildcard read the machine, which this reading does not: they are
-// empty, as on a fresh runner with no browser yet; the others are empty
-// too.
+// Text", "Conditional Functions", "The origin Function") that the checks'
+// recipes use. Any other reference with a space, $(shell ...) among them,
+// reads as an undefined variable: empty, as a command's output is to a
+// reading that runs nothing (a fresh runner, no browser found).
 var makeFuncs = map[string]func(s makeScope, args []string, e func(string) string) string{
 	"if": func(_ makeScope, a []string, e func(string) string) string {
 		if strings.TrimSpace(e(a[0])) != "" {
@@ -617,22 +639,12 @@ var makeFuncs = map[string]func(s makeScope, args []string, e func(string) strin
 		}
 		return ""
 	},
-	"strip": func(_ makeScope, a []string, e func(string) string) string {
-		return strings.Join(strings.Fields(e(a[0])), " ")
-	},
-	"subst": func(_ makeScope, a []string, e func(string) string) string {
-		return strings.ReplaceAll(e(strings.Join(a[2:], ",")), e(a[0]), e(argN(a, 1)))
-	},
 	"notdir": func(_ makeScope, a []string, e func(string) string) string {
-		return mapWords(e(a[0]), func(w string) string { return w[strings.LastIndex(w, "/")+1:] })
-	},
-	"addprefix": func(_ makeScope, a []string, e func(string) string) string {
-		p := e(a[0])
-		return mapWords(e(argN(a, 1)), func(w string) string { return p + w })
-	},
-	"addsuffix": func(_ makeScope, a []string, e func(string) string) string {
-		p := e(a[0])
-		return mapWords(e(argN(a, 1)), func(w string) string { return w + p })
+		w := strings.Fields(e(a[0]))
+		for i := range w {
+			w[i] = w[i][strings.LastIndex(w[i], "/")+1:]
+		}
+		return strings.Join(w, " ")
 	},
 	"origin": func(s makeScope, a []string, e func(string) string) string {
 		if v, ok := s[strings.TrimSpace(e(a[0]))]; ok {
@@ -640,11 +652,6 @@ var makeFuncs = map[string]func(s makeScope, args []string, e func(string) strin
 		}
 		return "undefined"
 	},
-	"shell":    func(makeScope, []string, func(string) string) string { return "" },
-	"wildcard": func(makeScope, []string, func(string) string) string { return "" },
-	"call":     func(makeScope, []string, func(string) string) string { return "" },
-	"foreach":  func(makeScope, []string, func(string) string) string { return "" },
-	"eval":     func(makeScope, []string, func(string) string) string { return "" },
 }
 
 func argN(a []string, i int) string {
@@ -652,14 +659,6 @@ func argN(a []string, i int) string {
 		return a[i]
 	}
 	return ""
-}
-
-func mapWords(s string, f func(string) string) string {
-	w := strings.Fields(s)
-	for i := range w {
-		w[i] = f(w[i])
-	}
-	return strings.Join(w, " ")
 }
 
 // filterWords keeps the words of text that match a pattern (% matches any
