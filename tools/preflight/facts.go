@@ -49,8 +49,11 @@ func readFacts(root string) (map[string]any, *stackPart, error) {
 		"oidc_role":      oidcRoleFacts(root),
 		"makefile":       makefileFacts(root),
 		"files":          filesFacts(root),
+		"scripts":        scriptsFacts(root, wfs),
 		"stacks":         stacks.facts,
-		"evidence_floor": map[string]any{"retention_days": retentionFloorDays},
+		"supply":         supplyFacts(root, wfs),
+		"evidence_floor": evidenceFloor(),
+		"declared":       declaredFacts(root),
 		"gate":           gateFacts(root, wfs),
 		"proof":          proofFacts(root),
 	}, stacks, nil

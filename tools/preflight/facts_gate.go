@@ -68,7 +68,7 @@ func gateFacts(root string, wfs []*workflow) map[string]any {
 	}
 	out["env"] = envs
 	if raw, err := os.ReadFile(filepath.Join(root, "Makefile")); err == nil {
-		mr := &makeReader{m: parseMakefile(string(raw)), lines: strings.Split(string(raw), "\n"), env: env, seen: map[string]bool{}}
+		mr := &makeReader{m: parseMakefile(string(raw)), env: env, seen: map[string]bool{}}
 		scripts = append(scripts, mr.scripts()...)
 		out["make_vars"] = mr.vars()
 		out["runs"] = mr.follow(ciRun)
@@ -280,7 +280,7 @@ func shText(w *syntax.Word) string {
 func shCommands(f *syntax.File, at func(syntax.Pos) int) []any {
 	top := map[*syntax.Stmt]bool{}
 	for _, s := range f.Stmts {
-		if shPlainCall(s) != nil {
+		if c, ok := s.Cmd.(*syntax.CallExpr); ok && len(c.Args) > 0 && !s.Negated && !s.Background && !s.Coprocess && !s.Disown {
 			top[s] = true
 		}
 	}
@@ -412,11 +412,10 @@ type makeScope map[string]makeVar
 
 // makeReader follows .ci/run's make calls through the Makefile.
 type makeReader struct {
-	m     *makeFile
-	lines []string // the Makefile's text, line 1 first
-	env   []envVar // the environment make starts with
-	seen  map[string]bool
-	runs  []any
+	m    *makeFile
+	env  []envVar // the environment make starts with
+	seen map[string]bool
+	runs []any
 }
 
 // scripts are every target's recipe lines, expanded with the Makefile's
@@ -483,7 +482,7 @@ func (r *makeReader) scope(overrides map[string]envVar, target string) makeScope
 	return s
 }
 
-func (s makeScope) assign(a namedAssign) {
+func (s makeScope) assign(a makeAssign) {
 	old, defined := s[a.name]
 	v := makeVar{origin: "file", file: "Makefile", line: a.line}
 	switch a.op {
@@ -740,7 +739,7 @@ func (r *makeReader) run(target string, via runVia, depth int) {
 	r.runs = append(r.runs, run)
 	var cmds []any
 	for _, rule := range rules {
-		for _, p := range r.prereqs(s, rule.line) {
+		for _, p := range strings.Fields(s.expand(rule.prereqs, "", 0)) {
 			r.run(p, runVia{ov, "Makefile", rule.line, via.root, "prerequisite"}, depth+1)
 		}
 		for _, l := range rule.recipe {
@@ -772,32 +771,4 @@ func (r *makeReader) ruleName(s makeScope, target string) string {
 		}
 	}
 	return ""
-}
-
-// prereqs are the prerequisites on a rule's line: after its colon, before
-// a ; or a #, expanded; order-only ones too.
-func (r *makeReader) prereqs(s makeScope, line int) []string {
-	if line < 1 || line > len(r.lines) {
-		return nil
-	}
-	text := r.lines[line-1]
-	depth := 0
-	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '(', '{':
-			depth++
-		case ')', '}':
-			depth--
-		case ':':
-			if depth != 0 {
-				continue
-			}
-			rest := strings.TrimLeft(text[i+1:], ":")
-			if k := strings.IndexAny(rest, ";#"); k >= 0 {
-				rest = rest[:k]
-			}
-			return slices.DeleteFunc(strings.Fields(s.expand(rest, "", 0)), func(w string) bool { return w == "|" })
-		}
-	}
-	return nil
 }

@@ -21,7 +21,8 @@ import (
 //	 "apis": [{"id": "PlantsApi", "routes": [{"name": "POST /plants", "resource": "<LogicalId>",
 //	   "authorized": true, "instead": "", "function": "<LogicalId>" or ""}]}],
 //	 "unread_apis": [{"id": ..., "msg": ...}], "resources": {"<LogicalId>": {"type": ..., "raw": {...},
-//	 "properties": {...} or null, "error": "", "source": "<id in file>", "line": n}}}
+//	 "properties": {...} or null, "error": "", "source": "<id in file>", "line": n,
+//	 "update_policy": {...} or null}}}
 func stacksFacts(envs []env, places map[string]map[string]int) []any {
 	var out []any
 	for _, e := range envs {
@@ -45,7 +46,7 @@ func stacksFacts(envs []env, places map[string]map[string]int) []any {
 				}
 				src, line := sourceOf(places[file], id)
 				resources[id] = map[string]any{"type": res["Type"], "raw": res["Properties"], "properties": props,
-					"error": problem, "source": src, "line": line}
+					"error": problem, "source": src, "line": line, "update_policy": res["UpdatePolicy"]}
 			}
 			params := map[string]any{}
 			for k, v := range r.Stack().Params {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // yamlValue is a node as plain data (maps, lists, strings), as JSON would
@@ -194,8 +195,8 @@ func topCalls(run string) [][]string {
 	}
 	for _, s := range f.Stmts {
 		for _, st := range shFlatten(s) {
-			if a := shPlainCall(st); len(a) > 0 {
-				out = append(out, a)
+			if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 && !st.Negated && !st.Background {
+				out = append(out, shWords(call.Args))
 			}
 		}
 	}

@@ -5,11 +5,7 @@ package preflight
 // the ID, its file and line, and docs/security.md lists it beside the Rego
 // rules.
 
-import (
-	"regexp"
-	"strconv"
-	"strings"
-)
+import ()
 
 // goRules are the rules in Go, by the name their findings start with.
 var goRules = map[string]Rule{
@@ -17,30 +13,6 @@ var goRules = map[string]Rule{
 		Danger: "an acceptance without a reason hides a finding nobody explained; one that matches nothing any more would silently accept the next finding of its kind.",
 		Fix:    "give the reason, or remove the acceptance",
 		Source: "https://docs.zizmor.sh/usage/#ignoring-results"},
-	ruleNeutralised: {ID: "PS-SH-001", Title: "Scripts keep set -e and pipefail", File: "workflow_shell.go",
-		Danger: "a script (a run step, .ci/run, a Makefile recipe) that hides a failure (|| true, set +e, !, a trap that exits) lets a failing check pass.",
-		Fix:    "drop what hides the failure; test a status with if where a failure is expected",
-		Source: "https://www.gnu.org/software/bash/manual/html_node/The-Set-Builtin.html"},
-	ruleCIRun: {ID: "PS-CI-001", Title: ".ci/run runs every check, and ci.yml runs .ci/run", File: "workflow_ci.go",
-		Danger: ".ci/run without `set -euo pipefail`, or without plain top-level `make lint` and `make test`, or a ci.yml that does not run it unconditionally, lets CI pass without the checks.",
-		Fix:    "keep `set -euo pipefail`, `make lint` and `make test` at the top level of .ci/run, and ci.yml's step `run: bash .ci/run` with no if",
-		Source: "https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idstepsif"},
-	ruleMakefile: {ID: "PS-MK-001", Title: "make stops on the checks' failures", File: "workflow_makefile.go",
-		Danger: "a - prefix, .IGNORE, -i or .SHELLFLAGS without -e and pipefail make make ignore a failing recipe line of the checks.",
-		Fix:    "remove the -, .IGNORE or -i; keep `.SHELLFLAGS := -eu -o pipefail -c`",
-		Source: "https://www.gnu.org/software/make/manual/html_node/Errors.html"},
-	ruleUnpinnedFetch: {ID: "PS-SUP-001", Title: "Nothing fetched at run time runs unpinned", File: "runners.go",
-		Danger: "a tool, package or script fetched by a floating version, a range or a pipe into a shell runs whatever its source serves when CI runs.",
-		Fix:    "pin an exact version a registry checks (name==X.Y.Z, pkg@vX.Y.Z, npm ci), or a digest, or check a download's sha256 before running it",
-		Source: "https://docs.zizmor.sh/audits/#adhoc-packages"},
-	ruleGitHubEnv: {ID: "PS-WF-014", Title: "No event data in the environment files", File: "runners.go",
-		Danger: "event data (a title, a branch name, a commit message) written to $GITHUB_ENV, $GITHUB_PATH or $GITHUB_OUTPUT can set LD_PRELOAD, PATH or an output that later steps run.",
-		Fix:    "pass it to the step that needs it through env: and read it there as \"$NAME\"",
-		Source: "https://docs.zizmor.sh/audits/#github-env"},
-	ruleAWSCredential: {ID: "PS-CRED-003", Title: "Scripts make no AWS credential of their own", File: "credentials.go",
-		Danger: "a script that sets AWS keys, runs `aws configure`, calls STS for a credential or writes a profile file acts with a credential that is not the environment's OIDC role.",
-		Fix:    "take the environment's role with aws-actions/configure-aws-credentials (OIDC) in the dev or prod job; no other credential",
-		Source: "https://docs.aws.amazon.com/IAM/latest/UserGuide/best-practices.html"},
 	// The stacks' rules (stacks.go): findings carry their ID from where
 	// they are made.
 	idPermission: {ID: idPermission, Title: "Lambda permissions are API Gateway's, for this API's routes", File: "template.go",
@@ -103,32 +75,3 @@ func withID(id string, fs []Finding) []Finding {
 }
 
 const ruleSuppression = "suppression"
-
-var (
-	legacyWhere = regexp.MustCompile(`^([^:\s]+)(?::(\d+))?\s*(.*)$`)
-	scriptLine  = regexp.MustCompile(`\(script line (\d+)\)`)
-)
-
-// fromLegacy gives a finding of a Go rule its ID, file and line: Where is
-// "<file>:<line> <what>" (a script's own line added to its step's).
-func fromLegacy(f Finding) Finding {
-	name, rest, _ := strings.Cut(f.Rule, " (")
-	if r, ok := goRules[name]; ok {
-		f.ID = r.ID
-		if _, what, ok := strings.Cut(rest, "): "); ok {
-			f.Rule = what
-		}
-	}
-	m := legacyWhere.FindStringSubmatch(f.Where)
-	if m == nil || !(strings.Contains(m[1], ".") || m[1] == "Makefile") {
-		return f
-	}
-	f.File, f.Where = m[1], m[3]
-	f.Line, _ = strconv.Atoi(m[2])
-	// A script's own line: .ci/run's is the file's; a step's is told
-	// beside the step's line.
-	if s := scriptLine.FindStringSubmatch(f.Where); s != nil && f.File == ".ci/run" && f.Line == 0 {
-		f.Line, _ = strconv.Atoi(s[1])
-	}
-	return f
-}

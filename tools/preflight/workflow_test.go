@@ -221,8 +221,8 @@ func dangerousEdits() []dangerousEdit {
 		// 6. cache-poisoning.
 		{"setup-go cache: true in the build job", ".github/workflows/deploy.yml", replaceOnce("          cache: false\n", "          cache: true\n"), []string{"PS-WF-007"}},
 		{"setup-go's cache input dropped in the dev job (on by default)", ".github/workflows/deploy.yml",
-			replaceOnce("          cache: false\n      - uses: aws-actions/setup-sam@f84ec7d548307efafe33230528756de3c5841a17 # v2\n        with:\n          use-installer: true\n      - uses: actions/download-artifact",
-				"      - uses: aws-actions/setup-sam@f84ec7d548307efafe33230528756de3c5841a17 # v2\n        with:\n          use-installer: true\n      - uses: actions/download-artifact"),
+			replaceOnce("          cache: false\n      - uses: aws-actions/setup-sam@f84ec7d548307efafe33230528756de3c5841a17 # v2\n        with:\n          version: 1.161.1\n          use-installer: true\n      - uses: actions/download-artifact",
+				"      - uses: aws-actions/setup-sam@f84ec7d548307efafe33230528756de3c5841a17 # v2\n        with:\n          version: 1.161.1\n          use-installer: true\n      - uses: actions/download-artifact"),
 			[]string{"PS-WF-007"}},
 		{"actions/cache in the build job", ".github/workflows/deploy.yml",
 			replaceOnce(samBuild, "      - uses: actions/cache@0057852bfaa89a56745cba8c7296529d2fc39830 # v4.3.0\n        with:\n          path: ~/.cache/go-build\n          key: go-build\n"+samBuild),

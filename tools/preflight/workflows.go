@@ -6,55 +6,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// The workflow guard: rules, not samples. CheckWorkflows reads the GitHub
-// workflows, .ci/run and the Makefile and answers one Finding per broken rule.
-// The rules come from two documents, cited above each check:
-//
-//   - GitHub's "Secure use reference" (docs.github.com, actions/reference/
-//     security/secure-use; it was "Security hardening for GitHub Actions",
-//     and the old address redirects to it), and the workflow syntax reference;
-//   - zizmor's audit documentation (docs.zizmor.sh/audits), one section per
-//     audit: dangerous-triggers, excessive-permissions, unpinned-uses,
-//     artipacked, cache-poisoning, template-injection.
-//
-// Where a rule here is stricter than the audit it cites, its comment says so.
-// Issue 41's rules live beside: credentials.go (only the environment's role,
-// through OIDC) and runners.go (hosted runners, pinned fetches, no event
-// data in the environment files); the checks still gate in rules/gate.
-
-// The rules, by the name a Finding's Rule starts with.
-const (
-	ruleDangerousTriggers    = "dangerous-triggers"
-	rulePrivilegedTrigger    = "privileged-trigger"
-	ruleIDToken              = "id-token"
-	ruleExcessivePermissions = "excessive-permissions"
-	ruleUnpinnedUses         = "unpinned-uses"
-	ruleArtipacked           = "artipacked"
-	ruleCachePoisoning       = "cache-poisoning"
-	ruleTemplateInjection    = "template-injection"
-	ruleContinueOnError      = "continue-on-error"
-	ruleRunShell             = "run-shell"
-	ruleNeutralised          = "neutralised-check"
-	ruleCIRun                = "ci-run"
-	ruleMakefile             = "makefile-errors"
-	ruleDeployOrder          = "deploy-order"
-)
-
-// The sources, as the Rule text cites them.
-const (
-	srcSecureUse      = `GitHub "Secure use reference"`
-	srcWorkflowSyntax = `GitHub "Workflow syntax for GitHub Actions"`
-	srcBash           = `bash manual, "The Set Builtin" (-e)`
-	srcMake           = `GNU make manual, "Errors in Recipes"`
-	srcPrivileged     = srcSecureUse + `, "Use secrets for sensitive information" (least privilege, required reviewers) and "Mitigating the risks of untrusted code checkout"; docs/deploy.md, "A pipeline"`
-)
+// The workflows as the facts (facts_workflows.go, facts_scripts.go,
+// facts_gate.go) read them: each file's triggers, jobs and steps, with their
+// lines.
 
 // workflow is what the rules read of one file under .github/workflows.
 type workflow struct {
@@ -177,56 +137,6 @@ func (w *workflow) whereStep(j job, i int) string {
 	return fmt.Sprintf(".github/workflows/%s:%d job %s, step %d %q", w.file, s.line, j.name, i+1, label)
 }
 
-func (w *workflow) whereTop(key string) string {
-	line := 1
-	if k, _ := yamlEntry(w.root, key); k != nil {
-		line = k.Line
-	}
-	return fmt.Sprintf(".github/workflows/%s:%d %s", w.file, line, key)
-}
-
-// CheckWorkflows checks the repository at root: its GitHub workflows,
-// .ci/run and the Makefile. An error is a file it could not read or parse as
-// YAML; every broken rule is a Finding.
-func CheckWorkflows(root string) ([]Finding, error) {
-	wfs, err := loadWorkflows(filepath.Join(root, ".github", "workflows"))
-	if err != nil {
-		return nil, err
-	}
-	c := &wfChecker{root: root, wfs: wfs}
-	for _, w := range wfs {
-		c.runScripts(w)
-		c.githubEnv(w)
-	}
-	for _, s := range c.scripts() {
-		c.scriptCredentials(s)
-		c.fetches(s)
-	}
-	c.ciRunsTheChecks()
-	c.ciRun()
-	c.makefile()
-	slices.SortStableFunc(c.out, func(a, b Finding) int {
-		fa, la := fileLine(a.Where)
-		fb, lb := fileLine(b.Where)
-		if fa != fb {
-			return strings.Compare(fa, fb)
-		}
-		return la - lb
-	})
-	return c.out, nil
-}
-
-// fileLine splits a Finding's Where ("file:line ...") for sorting.
-func fileLine(where string) (string, int) {
-	file, rest, _ := strings.Cut(where, ":")
-	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
-	if end < 0 {
-		end = len(rest)
-	}
-	n, _ := strconv.Atoi(rest[:end])
-	return file, n
-}
-
 func loadWorkflows(dir string) ([]*workflow, error) {
 	var files []string
 	for _, pat := range []string{"*.yml", "*.yaml"} {
@@ -289,33 +199,6 @@ func yamlEntry(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
 	return nil, nil
 }
 
-type wfChecker struct {
-	root   string
-	wfs    []*workflow
-	out    []Finding
-	parsed []ciScript      // the scripts CI runs (credentials.go)
-	read   map[string]bool // requirements files already read (runners.go)
-}
-
-func (c *wfChecker) add(where, rule, source, what, fix string) {
-	c.out = append(c.out, Finding{
-		Where: where,
-		Rule:  fmt.Sprintf("%s (%s): %s", rule, source, squeeze(what, 300)),
-		Fix:   squeeze(fix, 300),
-	})
-}
-
-func (c *wfChecker) workflow(file string) *workflow {
-	for _, w := range c.wfs {
-		if w.file == file {
-			return w
-		}
-	}
-	return nil
-}
-
-// ---- 1. Triggers ----
-
 type wfTrigger struct {
 	event string
 	cfg   *yaml.Node // nil for a bare event
@@ -342,15 +225,6 @@ func (w *workflow) triggers() []wfTrigger {
 		}
 	}
 	return out
-}
-
-func (w *workflow) hasTrigger(event string) bool {
-	for _, t := range w.triggers() {
-		if t.event == event {
-			return true
-		}
-	}
-	return false
 }
 
 func yamlScalars(n *yaml.Node) []string {
@@ -395,8 +269,6 @@ func secretRefs(n *yaml.Node) []string {
 	walk(n)
 	return out
 }
-
-// ---- 2, 3. Permissions ----
 
 // shFlatten is a statement and, for a list or pipe, the statements in it.
 func shFlatten(s *syntax.Stmt) []*syntax.Stmt {

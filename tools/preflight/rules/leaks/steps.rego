@@ -1,0 +1,55 @@
+# Helpers of the leak rules: which steps hold a credential, and the lines
+# a step's script runs, each with the line a person edits.
+package preflight.lib.leaks
+
+# credentials(w, j, s) are the credentials step s can read: AWS keys a
+# configure-aws-credentials step earlier in its job exported, the OIDC
+# request token of a job with id-token: write (every step's environment
+# holds ACTIONS_ID_TOKEN_REQUEST_TOKEN), and the secrets its env, the job's
+# or the workflow's names.
+credentials(w, j, s) := {why |
+	some why in (aws(j, s) | oidc(w, j)) | secrets(w, j, s)
+}
+
+aws(j, s) := {sprintf("the AWS credentials of step %d (configure-aws-credentials)", [c.index]) |
+	some c in j.steps
+	c.action == "aws-actions/configure-aws-credentials"
+	c.index < s.index
+}
+
+oidc(w, j) := {"the OIDC request token (id-token: write)"} if {
+	p := object.get(j, ["keys", "permissions", "value"], object.get(w, ["top", "permissions", "value"], {}))
+	grants_id_token(p)
+}
+
+else := set()
+
+grants_id_token(p) if p == "write-all"
+
+grants_id_token(p) if p["id-token"] == "write"
+
+secrets(w, j, s) := {m |
+	some text in [
+		json.marshal(object.get(s, ["keys", "env", "value"], {})),
+		object.get(s, "run", ""),
+		json.marshal(object.get(s, "with", {})),
+		json.marshal(object.get(j, ["keys", "env", "value"], {})),
+		json.marshal(object.get(w, ["top", "env", "value"], {})),
+	]
+	some m in regex.find_n(`secrets\s*\.\s*[A-Za-z_][A-Za-z0-9_]*|toJSON\(\s*secrets\s*\)|github\.token`, text, -1)
+}
+
+# run_lines are a step's script lines that are not comments:
+# {"line", "text"}.
+run_lines(s) := {{"line": run_line(s, i), "text": l} |
+	some i, l in split(object.get(s, "run", ""), "\n")
+	not startswith(trim_space(l), "#")
+	trim_space(l) != ""
+}
+
+run_line(s, i) := (s.keys.run.line + 1) + i if contains(s.run, "\n")
+
+else := s.keys.run.line
+
+# held is a step's credentials, said for a finding.
+held(w, j, s) := concat(", ", sort(credentials(w, j, s)))
