@@ -176,8 +176,8 @@ lint: tools node_modules bin/preflight ## gofmt, go vet (also for macOS and Wind
 	bin/preflight
 	@echo "lint: clean (repocheck, go mod tidy and go vet of each module alone, go vet for linux, darwin and windows, staticcheck $(STATICCHECK_VERSION), gosec $(GOSEC_VERSION), cfn-lint on both templates, actionlint $(ACTIONLINT_VERSION), the deploy preflight (bin/preflight, every rule by ID))"
 
-preflight-accept: node_modules ## after a change you mean: write the preflight's reviewed access snapshot (tools/preflight/testdata/access.txt) and, for replacements tools/preflight/allowlist.yaml acknowledges, its stateful reference; commit the diff for review
-	CI=true UPDATE_PREFLIGHT=1 $(GO) test -count=1 -run '^(TestAccessIsTheReviewedSnapshot|TestStatefulReference)$$' ./tools/preflight
+preflight-accept: node_modules ## after a change you mean: write the preflight's reviewed access snapshot (tools/preflight/testdata/access.txt), CI's proof (tools/preflight/testdata/proof.json) and, for replacements tools/preflight/allowlist.yaml acknowledges, its stateful reference; commit the diff for review
+	CI=true UPDATE_PREFLIGHT=1 $(GO) test -count=1 -run '^(TestAccessIsTheReviewedSnapshot|TestStatefulReference|TestProofIsTheReviewedSnapshot)$$' ./tools/preflight
 
 build-CreatePlantFunction: ## (SAM) createplant's bootstrap into $(ARTIFACTS_DIR) (arm64; GOARCH=... on the command line for another)
 	@$(MAKE) --no-print-directory build-lambda PKG=./functions/createplant

@@ -36,13 +36,6 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 		return nil, err
 	}
 	out = append(out, stacks.findings...)
-	legacy, err := CheckWorkflows(root)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range legacy {
-		out = append(out, fromLegacy(f))
-	}
 	out, err = suppress(root, out, allow)
 	if err != nil {
 		return nil, err

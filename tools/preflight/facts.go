@@ -55,5 +55,7 @@ func readFacts(root string) (map[string]any, *stackPart, error) {
 		"stateful":       stacks.stateful,
 		"evidence_floor": evidenceFloor(),
 		"declared":       declaredFacts(root),
+		"gate":           gateFacts(root, wfs),
+		"proof":          proofFacts(root),
 	}, stacks, nil
 }

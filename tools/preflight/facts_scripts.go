@@ -120,18 +120,6 @@ func scriptsFacts(root string, wfs []*workflow) []any {
 	return out
 }
 
-// scripts are the scripts CI runs that parse (gate.go reads them).
-func (c *wfChecker) scripts() []ciScript {
-	if c.parsed == nil {
-		for _, s := range ciScripts(c.root, c.wfs) {
-			if s.file != nil {
-				c.parsed = append(c.parsed, s)
-			}
-		}
-	}
-	return c.parsed
-}
-
 // runOffset is what a run: script's line adds to make it the workflow's: a
 // block scalar (| or >) starts on the line after its indicator.
 func runOffset(step *yaml.Node) int {

@@ -1,45 +1,39 @@
 package preflight
 
 import (
-	"context"
-	"os"
-	"os/exec"
+	"io/fs"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
-func packagesOrSkip(t *testing.T) []GoPackage {
+// copyWithSources copies what Check reads, with the reviewed proof and the
+// Go sources and go.mod files that go list's packages are read from.
+func copyWithSources(t *testing.T) string {
 	t.Helper()
-	for _, tool := range []string{"bash", "make"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("the checks gate runs CI's job with %s, which is not on PATH", tool)
-			}
-			t.Skipf("no %s on PATH: the checks gate runs in make test (CI=true requires it)", tool)
+	dir := copyCheckedFiles(t)
+	copyFile(t, filepath.Join(repoRoot, proofFile), filepath.Join(dir, proofFile), 0o644)
+	err := filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
-	}
-	pkgs, err := ListPackages(repoRoot)
+		rel, _ := filepath.Rel(repoRoot, p)
+		name := d.Name()
+		if d.IsDir() {
+			if rel != "." && (name == "testdata" || name == "node_modules" || name == "bin" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(name, ".go") || name == "go.mod" {
+			copyFile(t, p, filepath.Join(dir, rel), 0o644)
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pkgs
-}
-
-// The CI job, run on a copy of the repository with every tool a stub, tests
-// every package of both modules with no filter, runs every lint step,
-// accepts nothing for a reviewer, and fails when any one check fails.
-func TestChecksGate(t *testing.T) {
-	t.Parallel()
-	pkgs := packagesOrSkip(t)
-	if len(pkgs) < 20 {
-		t.Fatalf("go list found %d packages; want both modules' (over 20)", len(pkgs))
-	}
-	findings, err := CheckGate(context.Background(), repoRoot, pkgs, !testing.Short())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range findings {
-		t.Error(f)
-	}
+	return dir
 }
 
 // gateEdits: edits that would let CI pass without running a check, or
@@ -47,65 +41,34 @@ func TestChecksGate(t *testing.T) {
 func gateEdits() []guardEdit {
 	return []guardEdit{
 		{"GOFLAGS -skip in the checks step", "skip the slow Delve tests in CI; they pass locally anyway",
-			".github/workflows/ci.yml", replaceOnce("          CI: 'true'\n", "          CI: 'true'\n          GOFLAGS: -skip=TestDelve\n"), "PS-CI-002", runOnce},
+			".github/workflows/ci.yml", replaceOnce("          CI: 'true'\n", "          CI: 'true'\n          GOFLAGS: -skip=TestDelve\n"), "PS-CI-002", filesOnly},
 		{"a package dropped from make test's list", "the bench tool's tests take minutes; make bench runs them",
-			"Makefile", replaceOnce("./tools/... | grep -vxF", "./tools/... | grep -v /tools/cmd/bench | grep -vxF"), "PS-CI-002", runOnce},
+			"Makefile", replaceOnce("./tools/... | grep -vxF", "./tools/... | grep -v /tools/cmd/bench | grep -vxF"), "PS-CI-002", filesOnly},
 		{"GOFLAGS written to GITHUB_ENV by the pip step", "run the fast half of the tests on pull requests, the rest on main",
 			".github/workflows/ci.yml", replaceOnce("        run: python -m pip install -r .github/requirements.txt\n",
-				"        run: |\n          python -m pip install -r .github/requirements.txt\n          echo \"GOFLAGS=-run=Test[A-M]\" >> \"$GITHUB_ENV\"\n"), "PS-CI-002", runOnce},
+				"        run: |\n          python -m pip install -r .github/requirements.txt\n          echo \"GOFLAGS=-run=Test[A-M]\" >> \"$GITHUB_ENV\"\n"), "PS-CI-005", filesOnly},
 		{"the Windows vet dropped from make lint", "nobody builds for Windows; the vet there only slows lint",
-			"Makefile", replaceOnce("\tGOOS=windows GOARCH=amd64 $(GO) vet ./... ./samlocal/... ./tools/...\n", ""), "PS-CI-002", runOnce},
+			"Makefile", replaceOnce("\tGOOS=windows GOARCH=amd64 $(GO) vet ./... ./samlocal/... ./tools/...\n", ""), "PS-CI-022", filesOnly},
 		{"fuzz failures as warnings", "fuzz findings shouldn't block merges; we triage them weekly",
 			"Makefile", replaceOnce(`then echo "fuzz failed:$$failed (an input that fails is kept under the package's testdata/fuzz/)"; exit 1; fi`,
-				`then echo "::warning::fuzz failed:$$failed"; fi`), "PS-CI-002", failEachCheck},
+				`then echo "::warning::fuzz failed:$$failed"; fi`), "PS-CI-006", filesOnly},
 		{"paths-ignore on pull requests", "docs-only pull requests don't need the full CI",
-			".github/workflows/ci.yml", replaceOnce("  pull_request:\n", "  pull_request:\n    paths-ignore: ['docs/**', '**.md']\n"), "PS-CI-002", filesOnly},
+			".github/workflows/ci.yml", replaceOnce("  pull_request:\n", "  pull_request:\n    paths-ignore: ['docs/**', '**.md']\n"), "PS-CI-004", filesOnly},
 		{"the checks' CI variable from a repository variable", "let us turn strict mode off from the settings when moto's site is down",
-			".github/workflows/ci.yml", replaceOnce("          CI: 'true'\n", "          CI: ${{ vars.STRICT_CI }}\n"), "PS-CI-002", filesOnly},
+			".github/workflows/ci.yml", replaceOnce("          CI: 'true'\n", "          CI: ${{ vars.STRICT_CI }}\n"), "PS-CI-005", filesOnly},
 		{"make preflight-accept in the deploy's build job", "deploys stall on snapshot diffs; accept them on main automatically",
 			".github/workflows/deploy.yml", replaceOnce("      - name: sam build\n", "      - name: accept the reviewed snapshot\n        run: make preflight-accept\n      - name: sam build\n"), "PS-CI-003", filesOnly},
+		{"the snapshot accepted before make test", "make test fails after every template change until someone runs preflight-accept",
+			"Makefile", replaceOnce("test: node_modules moto", "test: preflight-accept node_modules moto"), "PS-CI-003", filesOnly},
 		{"tests shuffled (safe)", "run the tests in random order to shake out order dependence",
-			"Makefile", replaceOnce("\t$(TEST_ENV) $(GO) test -race -count=1", "\t$(TEST_ENV) $(GO) test -race -shuffle=on -count=1"), "", runOnce},
+			"Makefile", replaceOnce("\t$(TEST_ENV) $(GO) test -race -count=1", "\t$(TEST_ENV) $(GO) test -race -shuffle=on -count=1"), "", filesOnly},
 	}
 }
 
 // Each of gateEdits, made to a copy of the repository, is refused by the
-// workflow rules and the checks gate together with one line (or, the safe
-// one, passes both). An edit that cannot change what the job runs (a
-// trigger, a literal env:, another workflow) is read from the files alone;
-// making each check fail in turn costs a run of the job per check, so it
-// runs on the repository itself (TestChecksGate) and on the one edit that
-// only it can catch.
+// gate's rules (rules/gate, rules/proof) with one finding, read from the
+// files as ci.yml, .ci/run and make run them; the safe one passes.
 func TestGateRefusesEditsThatStopTheChecksGating(t *testing.T) {
 	t.Parallel()
-	skipMutantsInShort(t)
-	pkgs := packagesOrSkip(t)
-	edits := gateEdits()
-	newCopy := func(t *testing.T) string {
-		// Not t.TempDir: the job runs here, and make reads a path with
-		// the subtest's parentheses as an archive member.
-		dir, err := os.MkdirTemp("", "preflight-gate-edit-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		if err := copyRepository(repoRoot, dir); err != nil {
-			t.Fatal(err)
-		}
-		return dir
-	}
-	checkGuardEdits(t, edits, newCopy, func(t *testing.T, dir string, tc guardEdit) []Finding {
-		findings := checkWorkflowsOf(t, dir, tc)
-		if tc.job == filesOnly {
-			return findings
-		}
-		gate, err := checkGate(context.Background(), dir, pkgs, tc.job == failEachCheck, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range gate {
-			findings = append(findings, fromLegacy(f))
-		}
-		return findings
-	})
+	checkGuardEdits(t, gateEdits(), copyWithSources, checkWorkflowsOf)
 }

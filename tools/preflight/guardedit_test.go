@@ -13,18 +13,14 @@ type guardEdit struct {
 	file         string // relative to the repository root
 	edit         textEdit
 	rule         string
-	job          jobRun // how much of CI's job the checks gate runs (gate edits)
+	job          jobRun
 }
 
-// jobRun says how a gate edit is checked: by the files alone, by a run of
-// the CI job, or by that run and one more with each check failing in turn.
+// jobRun says how an edit is checked: by the files alone (the rules read
+// CI's job from them; none runs it).
 type jobRun int
 
-const (
-	filesOnly jobRun = iota
-	runOnce
-	failEachCheck
-)
+const filesOnly jobRun = iota
 
 // checkGuardEdits applies each edit to a copy of the repository that
 // newCopy makes, and runs check on the copy.

@@ -5,11 +5,7 @@ package preflight
 // the ID, its file and line, and docs/security.md lists it beside the Rego
 // rules.
 
-import (
-	"regexp"
-	"strconv"
-	"strings"
-)
+import ()
 
 // goRules are the rules in Go, by the name their findings start with.
 var goRules = map[string]Rule{
@@ -17,14 +13,6 @@ var goRules = map[string]Rule{
 		Danger: "an acceptance without a reason hides a finding nobody explained; one that matches nothing any more would silently accept the next finding of its kind.",
 		Fix:    "give the reason, or remove the acceptance",
 		Source: "https://docs.zizmor.sh/usage/#ignoring-results"},
-	ruleChecksGate: {ID: "PS-CI-002", Title: "The checks still gate", File: "gate.go",
-		Danger: "a trigger filter, an env value from the repository's settings or a change to what the checks job runs lets a change merge without every check, or with one that fails.",
-		Fix:    "keep ci.yml's triggers unfiltered, its env literal, and every package tested and every lint step run",
-		Source: "https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onpushpull_requestpull_request_targetpathspaths-ignore"},
-	ruleReviewerAccept: {ID: "PS-CI-003", Title: "Only a person accepts the reviewed snapshots", File: "gate.go",
-		Danger: "a workflow or script that runs make preflight-accept, sets UPDATE_PREFLIGHT or writes the allowlist accepts new access on a reviewer's behalf.",
-		Fix:    "remove it: a person runs make preflight-accept and commits the diff for review",
-		Source: "https://docs.aws.amazon.com/access-analyzer/latest/APIReference/API_CheckNoNewAccess.html"},
 	// The stacks' rules (stacks.go): findings carry their ID from where
 	// they are made.
 	idReach: {ID: idReach, Title: "Every role reaches only its own stacks", File: "access.go",
@@ -49,32 +37,3 @@ const (
 )
 
 const ruleSuppression = "suppression"
-
-var (
-	legacyWhere = regexp.MustCompile(`^([^:\s]+)(?::(\d+))?\s*(.*)$`)
-	scriptLine  = regexp.MustCompile(`\(script line (\d+)\)`)
-)
-
-// fromLegacy gives a finding of a Go rule its ID, file and line: Where is
-// "<file>:<line> <what>" (a script's own line added to its step's).
-func fromLegacy(f Finding) Finding {
-	name, rest, _ := strings.Cut(f.Rule, " (")
-	if r, ok := goRules[name]; ok {
-		f.ID = r.ID
-		if _, what, ok := strings.Cut(rest, "): "); ok {
-			f.Rule = what
-		}
-	}
-	m := legacyWhere.FindStringSubmatch(f.Where)
-	if m == nil || !(strings.Contains(m[1], ".") || m[1] == "Makefile") {
-		return f
-	}
-	f.File, f.Where = m[1], m[3]
-	f.Line, _ = strconv.Atoi(m[2])
-	// A script's own line: .ci/run's is the file's; a step's is told
-	// beside the step's line.
-	if s := scriptLine.FindStringSubmatch(f.Where); s != nil && f.File == ".ci/run" && f.Line == 0 {
-		f.Line, _ = strconv.Atoi(s[1])
-	}
-	return f
-}

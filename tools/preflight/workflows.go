@@ -12,16 +12,9 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// The workflows as the facts (facts_workflows.go, facts_scripts.go) and
-// gate.go read them: each file's triggers, jobs and steps, with their lines.
-// CheckWorkflows runs what is left in Go of the workflow rules (gate.go).
-
-// The sources gate.go cites.
-const (
-	srcWorkflowSyntax = `GitHub "Workflow syntax for GitHub Actions"`
-	srcBash           = `bash manual, "The Set Builtin" (-e)`
-	srcMake           = `GNU make manual, "Errors in Recipes"`
-)
+// The workflows as the facts (facts_workflows.go, facts_scripts.go,
+// facts_gate.go) read them: each file's triggers, jobs and steps, with their
+// lines.
 
 // workflow is what the rules read of one file under .github/workflows.
 type workflow struct {
@@ -132,10 +125,6 @@ func (j job) environment() string {
 	return ""
 }
 
-func (w *workflow) where(j job) string {
-	return fmt.Sprintf(".github/workflows/%s:%d job %s", w.file, j.line, j.name)
-}
-
 func (w *workflow) whereStep(j job, i int) string {
 	s := j.Steps[i]
 	label := s.Name
@@ -146,27 +135,6 @@ func (w *workflow) whereStep(j job, i int) string {
 		label = squeeze(s.Run, 40)
 	}
 	return fmt.Sprintf(".github/workflows/%s:%d job %s, step %d %q", w.file, s.line, j.name, i+1, label)
-}
-
-func (w *workflow) whereTop(key string) string {
-	line := 1
-	if k, _ := yamlEntry(w.root, key); k != nil {
-		line = k.Line
-	}
-	return fmt.Sprintf(".github/workflows/%s:%d %s", w.file, line, key)
-}
-
-// CheckWorkflows runs the workflow rules still in Go (gate.go's) on the
-// repository at root. An error is a file it could not read or parse as
-// YAML.
-func CheckWorkflows(root string) ([]Finding, error) {
-	wfs, err := loadWorkflows(filepath.Join(root, ".github", "workflows"))
-	if err != nil {
-		return nil, err
-	}
-	c := &wfChecker{root: root, wfs: wfs}
-	c.gateFiles()
-	return c.out, nil
 }
 
 func loadWorkflows(dir string) ([]*workflow, error) {
@@ -229,30 +197,6 @@ func yamlEntry(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
 		}
 	}
 	return nil, nil
-}
-
-type wfChecker struct {
-	root   string
-	wfs    []*workflow
-	out    []Finding
-	parsed []ciScript // the scripts CI runs (facts_scripts.go)
-}
-
-func (c *wfChecker) add(where, rule, source, what, fix string) {
-	c.out = append(c.out, Finding{
-		Where: where,
-		Rule:  fmt.Sprintf("%s (%s): %s", rule, source, squeeze(what, 300)),
-		Fix:   squeeze(fix, 300),
-	})
-}
-
-func (c *wfChecker) workflow(file string) *workflow {
-	for _, w := range c.wfs {
-		if w.file == file {
-			return w
-		}
-	}
-	return nil
 }
 
 type wfTrigger struct {
@@ -341,14 +285,4 @@ func squeeze(s string, n int) string {
 		s = string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-func walkYAML(n *yaml.Node, f func(*yaml.Node)) {
-	if n == nil {
-		return
-	}
-	f(n)
-	for _, c := range n.Content {
-		walkYAML(c, f)
-	}
 }
