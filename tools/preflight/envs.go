@@ -41,7 +41,7 @@ func edgeParams(root string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := regexp.MustCompile(`(?m)^\tcfn-lint template\.yaml --parameters (.+)$`).FindStringSubmatch(string(raw))
+	m := edgeLine.FindStringSubmatch(string(raw))
 	if m == nil {
 		return nil, fmt.Errorf("the Makefile has no line `cfn-lint template.yaml --parameters ...`, which gives the edge variant's parameters")
 	}
@@ -55,6 +55,10 @@ func edgeParams(root string) (map[string]string, error) {
 	}
 	return params, nil
 }
+
+// edgeLine is the Makefile's line that edgeParams reads: all the stack
+// part reads of the Makefile.
+var edgeLine = regexp.MustCompile(`(?m)^\tcfn-lint template\.yaml --parameters (.+)$`)
 
 // stackVariants are the stacks the guards read: each samconfig.toml
 // environment, and the edge variant (default's stack with edgeParams).
