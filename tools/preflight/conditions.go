@@ -326,6 +326,11 @@ func contextsOf(a actor, conds []condition, intended map[string]any) []map[strin
 			keys = append(keys, k)
 		}
 	}
+	return combine(a.context, keys, conds, intended)
+}
+
+// combine is base with every combination of the candidates of keys.
+func combine(base map[string]any, keys []string, conds []condition, intended map[string]any) []map[string]any {
 	cands := make([][]any, len(keys))
 	total := 1
 	for i, k := range keys {
@@ -334,7 +339,7 @@ func contextsOf(a actor, conds []condition, intended map[string]any) []map[strin
 	}
 	with := func(pick []int) map[string]any {
 		ctx := map[string]any{}
-		for k, v := range a.context {
+		for k, v := range base {
 			ctx[k] = v
 		}
 		for i, k := range keys {
@@ -370,6 +375,126 @@ func contextsOf(a actor, conds []condition, intended map[string]any) []map[strin
 		}
 	}
 	return out
+}
+
+// The rule of conditions holds for a role's own policies too: a statement
+// whose Condition names a key the reach questions do not set
+// (aws:RequestedRegion, aws:PrincipalTag/..., aws:ResourceTag/... of a
+// resource whose template sets no such tag, aws:CalledVia, aws:RequestTag/...,
+// aws:SourceIp, aws:CurrentTime...) is denied for want of the key, though
+// most such keys are the caller's to send, or a tag anyone who may tag can
+// set ("AWS global condition context keys",
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html:
+// aws:RequestedRegion is the region the caller calls, aws:CalledVia the
+// services it calls through, aws:PrincipalTag the tags of its own role).
+// So `sqs:*` on `*` "only in our region" allows every queue of every
+// stack. hiddenGrants asks again, in two rounds as for trust: the denied
+// questions of every subject whose policies have conditions, with the
+// conditions taken away (unconditioned); those that allows, in every
+// context the keys its conditions name could bring, beside the keys IAM
+// sets from who the role is.
+func hiddenGrants(qs []iameval.Question, about []accessQuestion, answers []iameval.Answer) ([]iameval.Question, []accessQuestion, error) {
+	type relaxation struct {
+		identity, boundaries []any
+		conds                []condition
+	}
+	relax := map[*subject]*relaxation{}
+	var asked []iameval.Question
+	var at []int
+	for i, ans := range answers {
+		if ans.Allowed() || ans.Result == "Error" {
+			continue
+		}
+		s := about[i].subject
+		r := relax[s]
+		if r == nil {
+			docs := append(slices.Clone(s.identity), s.boundaries...)
+			r = &relaxation{unconditioned(s.identity), unconditioned(s.boundaries), conditionsOf(map[string]any{"Statement": statementsOfAll(docs)})}
+			relax[s] = r
+		}
+		if len(r.conds) == 0 {
+			continue
+		}
+		q := qs[i]
+		q.IdentityPolicies, q.Boundaries = r.identity, r.boundaries
+		asked = append(asked, q)
+		at = append(at, i)
+	}
+	relaxed, err := iameval.Ask(asked)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []iameval.Question
+	var outAbout []accessQuestion
+	for n, ans := range relaxed {
+		if !ans.Allowed() {
+			continue
+		}
+		i := at[n]
+		s := about[i].subject
+		caller := identityOf(s.arn)
+		base := maps.Clone(caller.context)
+		maps.Copy(base, qs[i].Context)
+		var keys []string
+		for _, c := range relax[s].conds {
+			if _, set := lookup(base, c.key); !set && caller.free(c.key) && !slices.ContainsFunc(keys, func(k string) bool { return strings.EqualFold(k, c.key) }) {
+				keys = append(keys, c.key)
+			}
+		}
+		for _, ctx := range combine(base, keys, relax[s].conds, nil) {
+			q := qs[i]
+			q.Context = ctx
+			a := about[i]
+			a.when = brought(keys, ctx)
+			out = append(out, q)
+			outAbout = append(outAbout, a)
+		}
+	}
+	return out, outAbout, nil
+}
+
+// unconditioned is the policies without what a context could change: each
+// Allow without its Condition, and no Deny that has one. It allows every
+// request the policies allow in some context.
+func unconditioned(docs []any) []any {
+	var out []any
+	for _, doc := range docs {
+		sts := []any{}
+		for _, st := range statementsOf(doc) {
+			if st["Condition"] != nil && st["Effect"] != "Allow" {
+				continue
+			}
+			c := maps.Clone(st)
+			delete(c, "Condition")
+			sts = append(sts, c)
+		}
+		out = append(out, map[string]any{"Version": "2012-10-17", "Statement": sts})
+	}
+	return out
+}
+
+func statementsOfAll(docs []any) []any {
+	var out []any
+	for _, doc := range docs {
+		for _, st := range statementsOf(doc) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// brought tells the keys a context sets, or leaves out:
+// "aws:RequestedRegion=eu-west-1, no aws:CalledVia".
+func brought(keys []string, ctx map[string]any) string {
+	var parts []string
+	for _, k := range keys {
+		if v, ok := ctx[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+		} else {
+			parts = append(parts, "no "+k)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // restricting are the keys that tell who or where a caller is, as IAM

@@ -8,12 +8,16 @@
 #   fix: if it is meant, run make preflight-accept and commit the snapshot's diff for review; else narrow the policy
 package preflight.rules.reviewed_access
 
+import data.preflight.rules.reach
+
 # input.access: the requests the IAM evaluator allows now (granted) and
 # those of the reviewed snapshot (reviewed), each
-# "<variant> <role or boundary> <action> <resource>".
-granted := {l | some l in input.access.granted}
+# "<variant> <role or boundary> <action> <resource>". A role or boundary
+# that PS-IAM-001 refuses (it reaches outside its stacks) is that rule's
+# one finding: its access within its stacks waits for the fix.
+granted := {l | some l in input.access.granted; not key(l) in reach.refused}
 
-reviewed := {l | some l in input.access.reviewed}
+reviewed := {l | some l in input.access.reviewed; not key(l) in reach.refused}
 
 added := sort(granted - reviewed)
 
