@@ -373,7 +373,11 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, access
 			}
 		}
 	}
-	facts := map[string]any{"variants": variantNames(envs), "subjects": subjectFacts(envs, subjects, unknown), "reach": reach, "errors": problems}
+	roles, err := trustFacts(envs)
+	if err != nil {
+		return nil, accessAnswers{}, err
+	}
+	facts := map[string]any{"variants": variantNames(envs), "subjects": subjectFacts(envs, subjects, unknown), "reach": reach, "errors": problems, "roles": roles}
 	// And who else may call the stacks' resources, through their resource
 	// policies (resourcepolicy.go).
 	findings, more2, err := resourceAccess(envs, allow)

@@ -118,11 +118,6 @@ func checkStacks(root string, envs []env, places map[string]map[string]int, allo
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (make preflight-accept writes it)", err)
 	}
-	trust, err := checkTrust(envs)
-	if err != nil {
-		return nil, nil, err
-	}
-	out = append(out, trust...)
 	for i := range out {
 		out[i] = place(out[i], places)
 	}
