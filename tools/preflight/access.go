@@ -302,8 +302,8 @@ type accessAnswers struct {
 // effectiveAccess asks every action of every service a subject's policies
 // name, on every target that action takes, and again, in every context
 // that could satisfy them, those its policies' conditions deny for want of
-// a key (hiddenGrants). It answers the findings of the resource policies'
-// rule still in Go and the access facts:
+// a key (hiddenGrants), and asks the trust and resource policies
+// (trust.go, resourcepolicy.go). It answers the access facts:
 //   - lines: "<variant> <subject> <action> <label>", every allowed request;
 //   - subjects: each role and boundary, its file, logical id and Allow and
 //     Deny statements, and the services it names that AWS's service
@@ -311,14 +311,14 @@ type accessAnswers struct {
 //   - reach: the allowed requests on targets outside the subject's stacks,
 //     with their access level (PS-IAM-001, rules/iam/reach.rego, judges);
 //   - errors: the requests the evaluator could not read.
-func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, accessAnswers, error) {
+func effectiveAccess(envs []env, all []env) (accessAnswers, error) {
 	var subjects []*subject
 	named := map[*subject][]string{}
 	services := map[string]bool{}
 	for _, e := range envs {
 		ss, err := subjectsOf(e)
 		if err != nil {
-			return nil, accessAnswers{}, err
+			return accessAnswers{}, err
 		}
 		for i := range ss {
 			s := &ss[i]
@@ -331,7 +331,7 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, access
 	}
 	data, err := iameval.Actions(slices.Sorted(maps.Keys(services)))
 	if err != nil {
-		return nil, accessAnswers{}, err
+		return accessAnswers{}, err
 	}
 	unknown := map[*subject][]any{}
 	var questions []iameval.Question
@@ -344,15 +344,15 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, access
 	// same questions: Ask puts each to the evaluator once.
 	answers, err := iameval.Ask(questions)
 	if err != nil {
-		return nil, accessAnswers{}, err
+		return accessAnswers{}, err
 	}
 	more, moreAbout, err := hiddenGrants(questions, about, answers)
 	if err != nil {
-		return nil, accessAnswers{}, err
+		return accessAnswers{}, err
 	}
 	moreAnswers, err := iameval.Ask(more)
 	if err != nil {
-		return nil, accessAnswers{}, err
+		return accessAnswers{}, err
 	}
 	answers, about = append(answers, moreAnswers...), append(about, moreAbout...)
 	var lines []string
@@ -375,18 +375,19 @@ func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, access
 	}
 	roles, err := trustFacts(envs)
 	if err != nil {
-		return nil, accessAnswers{}, err
+		return accessAnswers{}, err
 	}
 	facts := map[string]any{"variants": variantNames(envs), "subjects": subjectFacts(envs, subjects, unknown), "reach": reach, "errors": problems, "roles": roles}
 	// And who else may call the stacks' resources, through their resource
 	// policies (resourcepolicy.go).
-	findings, more2, err := resourceAccess(envs, allow)
+	resources, more2, err := resourceAccess(envs)
 	if err != nil {
-		return nil, accessAnswers{}, err
+		return accessAnswers{}, err
 	}
+	facts["resources"] = resources
 	lines = append(lines, more2...)
 	sort.Strings(lines)
-	return findings, accessAnswers{slices.Compact(lines), facts}, nil
+	return accessAnswers{slices.Compact(lines), facts}, nil
 }
 
 // questionsOf are the questions of the subjects of variant e: every action
@@ -531,27 +532,6 @@ func accessFacts(snapshot []string, now accessAnswers) map[string]any {
 	out := map[string]any{"file": accessFile, "granted": append([]string{}, now.lines...), "reviewed": append([]string{}, snapshot...)}
 	maps.Copy(out, now.facts)
 	return out
-}
-
-// byService tells "<service>:<Action> on ..." requests one service at a
-// time: its count and its first request.
-func byService(requests []string) string {
-	count := map[string]int{}
-	first := map[string]string{}
-	var order []string
-	for _, r := range requests {
-		svc, _, _ := strings.Cut(r, ":")
-		if count[svc] == 0 {
-			order = append(order, svc)
-			first[svc] = r
-		}
-		count[svc]++
-	}
-	var parts []string
-	for _, svc := range order {
-		parts = append(parts, fmt.Sprintf("%s (%d, first %s)", svc, count[svc], first[svc]))
-	}
-	return strings.Join(parts, ", ")
 }
 
 const accessHeader = `# The effective access of every role and boundary within its own stacks:

@@ -144,10 +144,17 @@ func compareAccess(snapshot, now []string) ([]Finding, error) {
 // answers, and those still in Go.
 func iamFindings(t *testing.T, envs, all []env, allow *Allowlist, snapshot []string) ([]Finding, accessAnswers) {
 	t.Helper()
-	out, now, err := effectiveAccess(envs, all, allow)
+	now, err := effectiveAccess(envs, all)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return bookFindings(t, envs, map[string]any{"access": accessFacts(snapshot, now), "allowlist": allowlistFacts(allow)}), now
+}
+
+// bookFindings are the IAM rules' findings (PS-IAM-*) for the facts, with
+// the variants' stacks, whose lines they name.
+func bookFindings(t *testing.T, envs []env, facts map[string]any) []Finding {
+	t.Helper()
 	places := map[string]map[string]int{}
 	for _, file := range credentialTemplates {
 		places[file] = logicalIDLines(filepath.Join(envs[0].root, file))
@@ -156,14 +163,10 @@ func iamFindings(t *testing.T, envs, all []env, allow *Allowlist, snapshot []str
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := b.Eval(context.Background(), map[string]any{"access": accessFacts(snapshot, now), "allowlist": allowlistFacts(allow), "stacks": stacksFacts(envs, places)})
+	facts["stacks"] = stacksFacts(envs, places)
+	fs, err := b.Eval(context.Background(), facts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range fs {
-		if strings.HasPrefix(f.ID, "PS-IAM-") {
-			out = append(out, f)
-		}
-	}
-	return out, now
+	return slices.DeleteFunc(fs, func(f Finding) bool { return !strings.HasPrefix(f.ID, "PS-IAM-") })
 }

@@ -497,16 +497,6 @@ func brought(keys []string, ctx map[string]any) string {
 	return strings.Join(parts, ", ")
 }
 
-// restricting are the keys that tell who or where a caller is, as IAM
-// Access Analyzer counts them: access that needs none of them chosen is
-// public.
-func restricting(key string) bool {
-	k := strings.ToLower(key)
-	prefix, _, _ := strings.Cut(k, ":")
-	return strings.HasPrefix(k, "aws:principal") || strings.HasPrefix(k, "aws:source") || strings.Contains(prefix, ".") ||
-		k == "aws:userid" || k == "aws:username" || k == "aws:federatedprovider" || k == "sts:externalid" || k == "kms:calleraccount"
-}
-
 // allowConditions are the conditions of the policy's Allow statements:
 // only they can admit anyone.
 func allowConditions(doc any) []condition {
@@ -717,10 +707,6 @@ func (a actor) label() string {
 	return a.principal
 }
 
-// conditionFix is the fix of a policy whose conditions admit a neighbour.
-const conditionFix = "make the Condition pin the one intended principal (StringEquals or ArnEquals on its exact value; no organization-, account- or name-wide key, " +
-	"no wildcard, no ...IfExists, Null or ForAllValues, which admit a request without the key), or remove the statement that admits them"
-
 // allowAllPolicies is what a caller of another account holds: every
 // permission its own account can give it (IAM's cross-account rule wants
 // its own allow too), so that it is asked as the strongest version of itself.
@@ -749,17 +735,6 @@ func askedPrincipals(services []string) []string {
 		}
 	}
 	return out
-}
-
-// holds says whether ctx has every key of want, with its value.
-func holds(ctx, want map[string]any) bool {
-	for k, v := range want {
-		got, ok := ctx[k]
-		if !ok || fmt.Sprint(got) != fmt.Sprint(v) {
-			return false
-		}
-	}
-	return true
 }
 
 // stsActionOf is the action through which a caller assumes a role.

@@ -75,31 +75,16 @@ var goRules = map[string]Rule{
 		Danger: "logs kept less than the floor, filtered below info, untraced functions, access logs without request ids or alarms that page nobody leave an incident without evidence.",
 		Fix:    "keep docs/deploy.md's floor (\"What an incident needs\")",
 		Source: "https://docs.aws.amazon.com/wellarchitected/latest/security-pillar/sec_detect_investigate_events_app_service_logging.html"},
-	idReach: {ID: idReach, Title: "Every role reaches only its own stacks", File: "access.go",
-		Danger: "a role or boundary that may act on another environment's, app's or account's resources (asked of the IAM policy evaluator) lets a bug or a stolen credential reach them.",
-		Fix:    "narrow the Resource (or add the Condition) of the statement that allows it to this stack's names",
-		Source: "https://docs.aws.amazon.com/IAM/latest/UserGuide/best-practices.html#grant-least-privilege"},
-	idTrust: {ID: idTrust, Title: "Each role is assumed by its own principal alone", File: "trust.go",
-		Danger: "a trust policy that admits another principal, account, organization or workflow (asked of the IAM policy evaluator) lets it act as the role.",
-		Fix:    "make the trust policy name the one intended principal, and pin its conditions to exact values",
-		Source: "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_terms-and-concepts.html#iam-term-trust-policy"},
-	idResourcePolicy: {ID: idResourcePolicy, Title: "Resource policies admit no outsider", File: "resourcepolicy.go",
-		Danger: "a resource policy (a bucket's, a queue's, a Lambda permission, an API's) that lets another account or the public use a resource of the stacks.",
-		Fix:    "name only this account's principals, and services for this stack's own resources, or acknowledge it in tools/preflight/allowlist.yaml (kind external-access) with a reason",
-		Source: "https://docs.aws.amazon.com/IAM/latest/UserGuide/access-analyzer-resources.html"},
 }
 
 // The IDs of the stacks' rules.
 const (
-	idPermission     = "PS-TPL-002"
-	idStateful       = "PS-TPL-004"
-	idAllowlist      = "PS-BOOK-002"
-	idLogSecrets     = "PS-EXP-001"
-	idKeySource      = "PS-EXP-003"
-	idEvidence       = "PS-EXP-004"
-	idReach          = "PS-IAM-001"
-	idTrust          = "PS-IAM-003"
-	idResourcePolicy = "PS-IAM-004"
+	idPermission = "PS-TPL-002"
+	idStateful   = "PS-TPL-004"
+	idAllowlist  = "PS-BOOK-002"
+	idLogSecrets = "PS-EXP-001"
+	idKeySource  = "PS-EXP-003"
+	idEvidence   = "PS-EXP-004"
 )
 
 // withID gives findings their rule's ID.

@@ -109,11 +109,10 @@ func checkStacks(root string, envs []env, places map[string]map[string]int, allo
 		return nil, nil, fmt.Errorf("%s: %w (regenerate it with %s)", StatefulFile, err, regenerate)
 	}
 	out := CheckTemplate(envs, allow, ref)
-	reach, lines, err := effectiveAccess(envs, envs, allow)
+	lines, err := effectiveAccess(envs, envs)
 	if err != nil {
 		return nil, nil, err
 	}
-	out = append(out, reach...)
 	snapshot, err := readAccess(root)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (make preflight-accept writes it)", err)

@@ -1,8 +1,7 @@
 package preflight
 
 import (
-	"context"
-	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -78,23 +77,5 @@ func trustFindings(t *testing.T, envs []env) []Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	places := map[string]map[string]int{}
-	for _, file := range credentialTemplates {
-		places[file] = logicalIDLines(filepath.Join(envs[0].root, file))
-	}
-	b, err := LoadBook()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := b.Eval(context.Background(), map[string]any{"access": map[string]any{"roles": roles}, "stacks": stacksFacts(envs, places)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []Finding
-	for _, f := range fs {
-		if f.ID == "PS-IAM-003" {
-			out = append(out, f)
-		}
-	}
-	return out
+	return slices.DeleteFunc(bookFindings(t, envs, map[string]any{"access": map[string]any{"roles": roles}}), func(f Finding) bool { return f.ID != "PS-IAM-003" })
 }

@@ -9,13 +9,15 @@
 package preflight.rules.reviewed_access
 
 import data.preflight.rules.reach
+import data.preflight.rules.resource_policy
 
 # input.access: the requests the IAM evaluator allows now (granted) and
 # those of the reviewed snapshot (reviewed), each
 # "<variant> <role or boundary> <action> <resource>". A role or boundary
 # that PS-IAM-001 refuses (it reaches outside its stacks) is that rule's
-# one finding: its access within its stacks waits for the fix.
-granted := {l | some l in input.access.granted; not key(l) in reach.refused}
+# one finding: its access within its stacks waits for the fix; so is an
+# outsider's access that PS-IAM-004 refuses.
+granted := {l | some l in input.access.granted; not key(l) in reach.refused; not l in resource_policy.refused}
 
 reviewed := {l | some l in input.access.reviewed; not key(l) in reach.refused}
 
