@@ -15,21 +15,18 @@ import (
 	"github.com/plantstore/plantstore/tools/iameval"
 )
 
-// The rule of reach: every role, and the permissions boundary alone, reaches
-// only its own environment's stacks. For each of them, every action of
-// every service its policies name (AWS's service reference, from the
-// evaluator's own copy) is asked on every resource of the other
-// environment's stacks (prod's for dev; dev's for prod and for the stacks
-// no pipeline deploys), and on new resources of every type the action takes,
-// named for the other environment's stacks, for another application of this
-// account and for this stack in another account: each that would change
-// something (Write, Tagging, Permissions management) must be denied. What a
-// role may do, and may read anywhere, is its effective access, kept as a
-// reviewed snapshot
-// (testdata/access.txt), as IAM Access Analyzer's check-no-new-access keeps
-// a reference policy: a change that grants new access fails until
-// `make preflight-accept` writes the snapshot again, so every widening is a
-// diff a reviewer sees.
+// The questions of the rule of reach (PS-IAM-001, rules/iam/reach.rego,
+// judges the answers): every role, and the permissions boundary alone, is
+// asked every action of every service its policies name (AWS's service
+// reference, from the evaluator's own copy) on every resource of its own
+// stacks and of the other environment's (prod's for dev; dev's for prod and
+// for the stacks no pipeline deploys), and on new resources of every type
+// the action takes, named for either, for another application of this
+// account and for this stack in another account. What it may do is its
+// effective access, kept as a reviewed snapshot (testdata/access.txt,
+// PS-IAM-002), as IAM Access Analyzer's check-no-new-access keeps a
+// reference policy: a change that grants new access fails until
+// `make preflight-accept` writes the snapshot again.
 
 // accessFile is the reviewed snapshot, relative to the repository root.
 const accessFile = "tools/preflight/testdata/access.txt"

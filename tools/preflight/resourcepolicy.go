@@ -1,36 +1,17 @@
 package preflight
 
-// The rule of resource policies: no resource policy of either template lets
-// anyone outside the account call the stack's resources, but the services
-// that act for this stack's own resources, unless allowlist.yaml names that
-// access (kind external-access) with its reason; and what any resource
-// policy lets anyone do is in the access snapshot, reviewed like the roles'
-// access. It is IAM Access Analyzer's external-access finding and its
-// check-no-public-access, offline: every resource policy that either
-// template (after the SAM transform) can create, for every type that has
-// one (policyReaders, which Access Analyzer's list of resource types
-// bounds: https://docs.aws.amazon.com/IAM/latest/UserGuide/access-analyzer-resources.html,
-// https://docs.aws.amazon.com/access-analyzer/latest/APIReference/API_CheckNoPublicAccess.html),
+// The questions of the rule of resource policies (PS-IAM-004,
+// rules/iam/resource_policy.rego, judges the answers and says who is
+// outside): IAM Access Analyzer's external-access finding, offline. Every
+// resource policy that either template (after the SAM transform) can
+// create, for every type that has one (policyReaders, which Access
+// Analyzer's list of resource types bounds:
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/access-analyzer-resources.html),
 // is asked by every principal the trust rule asks as an outsider and every
 // principal it names, for every action of its service that takes the
 // resource, in every context its conditions could match (conditions.go).
-//
-// Who is inside: a principal of this account (its own identity policies
-// decide, and the access it gets from the resource policy alone is in the
-// snapshot), and a service acting for a resource of this variant's stacks
-// (aws:SourceArn one of their ARNs, or under one). Everyone else is outside:
-// another account, however its organization or name looks; a service
-// acting for another account's resource, for another resource of this
-// account, or for no resource it names (Lambda's AddPermission: "If you
-// grant permission to a service principal without specifying the source,
-// other accounts could potentially configure resources in their account to
-// invoke your Lambda function",
-// https://docs.aws.amazon.com/lambda/latest/dg/API_AddPermission.html); a
-// web identity. Access from another account that needs no key of the
-// caller's choosing is public: anyone's.
-//
-// A resource that carries a policy the preflight cannot read is a finding,
-// so that no type goes unasked.
+// A resource that carries a policy no reader reads is a fact, so that no
+// type goes unasked.
 
 import (
 	"fmt"

@@ -1,7 +1,6 @@
 package preflight
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -212,27 +211,9 @@ func trustFacts(envs []env) ([]any, error) {
 	}
 	var all []iameval.Question
 	var roles []asked
-	// One question per distinct (trust policy, request): roles of the
-	// variants share most of their trust policies. A question's key is its
-	// trust policy's (encoded once a role, not once a question) and the
-	// rest of it.
-	index := map[string]int{}
-	policies := map[string]string{} // role -> its trust policy's encoding
-	add := func(q iameval.Question, role string) int {
-		doc, ok := policies[role]
-		if !ok {
-			raw, _ := json.Marshal(q.ResourcePolicy)
-			doc = string(raw)
-			policies[role] = doc
-		}
-		rest := q
-		rest.ResourcePolicy = nil
-		raw, _ := json.Marshal(rest)
-		key := doc + string(raw)
-		if i, ok := index[key]; ok {
-			return i
-		}
-		index[key] = len(all)
+	// Roles of the variants share most of their trust policies: asked of
+	// one role ARN, their questions are alike, and Ask puts each once.
+	add := func(q iameval.Question) int {
 		all = append(all, q)
 		return len(all) - 1
 	}
@@ -249,13 +230,12 @@ func trustFacts(envs []env) ([]any, error) {
 				unused = append(unused, tr)
 				continue
 			}
-			key := tr.variant + " " + tr.id
 			a := asked{tr: tr}
 			tr.arn = trusted
 			a.intended = add(iameval.Question{Principal: tr.assumer.principal, Action: tr.assumer.action, Resource: tr.arn, Account: account,
-				Context: tr.assumer.context, ResourcePolicy: tr.trust, Trust: true}, key)
+				Context: tr.assumer.context, ResourcePolicy: tr.trust, Trust: true})
 			for _, q := range outsiders(tr, services, acts) {
-				a.others = append(a.others, add(q, key))
+				a.others = append(a.others, add(q))
 			}
 			roles = append(roles, a)
 		}
@@ -278,7 +258,7 @@ func trustFacts(envs []env) ([]any, error) {
 	brought := map[int][2]string{} // a neighbour's question -> who asked, and the keys it brought
 	for i, reqs := range second {
 		for _, r := range reqs {
-			n := add(r.q, roles[i].tr.variant+" "+roles[i].tr.id)
+			n := add(r.q)
 			roles[i].others = append(roles[i].others, n)
 			if c := chosen(r.actor, r.q.ResourcePolicy, r.q.Context); c != "" {
 				brought[n] = [2]string{r.actor.label(), c}

@@ -33,9 +33,9 @@ widening contains r if {
 	not accepted(r)
 }
 
-# The subjects refused, whose access in their own stacks PS-IAM-002 leaves
-# to this rule.
-refused := {r.subject | some r in widening} | {p.subject | some p in problem}
+# The services of each subject refused ("<variant> <subject> <service>"),
+# whose access in its own stacks PS-IAM-002 leaves to this rule.
+refused := {sprintf("%s %s", [r.subject, service(r.action)]) | some r in widening}
 
 subject(name) := s if {
 	some s in input.access.subjects

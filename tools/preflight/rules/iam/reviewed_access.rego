@@ -13,13 +13,17 @@ import data.preflight.rules.resource_policy
 
 # input.access: the requests the IAM evaluator allows now (granted) and
 # those of the reviewed snapshot (reviewed), each
-# "<variant> <role or boundary> <action> <resource>". A role or boundary
-# that PS-IAM-001 refuses (it reaches outside its stacks) is that rule's
-# one finding: its access within its stacks waits for the fix; so is an
-# outsider's access that PS-IAM-004 refuses.
-granted := {l | some l in input.access.granted; not key(l) in reach.refused; not l in resource_policy.refused}
+# "<variant> <role or boundary> <action> <resource>". A service of a role
+# or boundary that PS-IAM-001 refuses (it reaches outside its stacks) is
+# that rule's one finding: its access within its stacks waits for the fix;
+# so is an outsider's access that PS-IAM-004 refuses.
+granted := {l | some l in input.access.granted; not left(l)}
 
-reviewed := {l | some l in input.access.reviewed; not key(l) in reach.refused}
+reviewed := {l | some l in input.access.reviewed; not left(l)}
+
+left(l) if sprintf("%s %s", [key(l), split(split(l, " ")[2], ":")[0]]) in reach.refused
+
+left(l) if l in resource_policy.refused
 
 added := sort(granted - reviewed)
 
