@@ -2,6 +2,7 @@
 # title: Every role reaches only its own stacks
 # related_resources:
 #   - ref: https://docs.aws.amazon.com/IAM/latest/UserGuide/best-practices.html#grant-least-privilege
+#   - ref: https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html
 # custom:
 #   id: PS-IAM-001
 #   danger: a role or boundary that may change another environment's, app's or account's resources (asked of the IAM policy evaluator, in every context its conditions could be met in) lets a bug or a stolen credential reach them.
@@ -12,7 +13,12 @@ package preflight.rules.reach
 # the subject's own stacks (the other environment's, another app's, another
 # account's), each {"subject", "action", "level", "target", "arn", "when"}:
 # "when" names the condition keys the context brought that allowed it
-# (tools/preflight/conditions.go, hiddenGrants). Reading outside (AWS's Read
+# (tools/preflight/conditions.go, hiddenGrants): a statement whose
+# Condition names a key the questions do not set (aws:RequestedRegion,
+# aws:CalledVia, aws:PrincipalTag/..., aws:ResourceTag/...) is asked in
+# every context that could satisfy the key, for "the key is not available
+# in every request context" and most are the caller's to send (AWS global
+# condition context keys, the second source above). Reading outside (AWS's Read
 # and List levels: CodeDeploy's DescribeAlarms, which AWS's own policy for
 # it grants on every alarm) is access like any other, kept in the reviewed
 # snapshot; changing anything outside is refused, unless allowlist.yaml
