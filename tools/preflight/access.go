@@ -3,6 +3,7 @@ package preflight
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,21 +15,18 @@ import (
 	"github.com/plantstore/plantstore/tools/iameval"
 )
 
-// The rule of reach: every role, and the permissions boundary alone, reaches
-// only its own environment's stacks. For each of them, every action of
-// every service its policies name (AWS's service reference, from the
-// evaluator's own copy) is asked on every resource of the other
-// environment's stacks (prod's for dev; dev's for prod and for the stacks
-// no pipeline deploys), and on new resources of every type the action takes,
-// named for the other environment's stacks, for another application of this
-// account and for this stack in another account: each that would change
-// something (Write, Tagging, Permissions management) must be denied. What a
-// role may do, and may read anywhere, is its effective access, kept as a
-// reviewed snapshot
-// (testdata/access.txt), as IAM Access Analyzer's check-no-new-access keeps
-// a reference policy: a change that grants new access fails until
-// `make preflight-accept` writes the snapshot again, so every widening is a
-// diff a reviewer sees.
+// The questions of the rule of reach (PS-IAM-001, rules/iam/reach.rego,
+// judges the answers): every role, and the permissions boundary alone, is
+// asked every action of every service its policies name (AWS's service
+// reference, from the evaluator's own copy) on every resource of its own
+// stacks and of the other environment's (prod's for dev; dev's for prod and
+// for the stacks no pipeline deploys), and on new resources of every type
+// the action takes, named for either, for another application of this
+// account and for this stack in another account. What it may do is its
+// effective access, kept as a reviewed snapshot (testdata/access.txt,
+// PS-IAM-002), as IAM Access Analyzer's check-no-new-access keeps a
+// reference policy: a change that grants new access fails until
+// `make preflight-accept` writes the snapshot again.
 
 // accessFile is the reviewed snapshot, relative to the repository root.
 const accessFile = "tools/preflight/testdata/access.txt"
@@ -36,11 +34,11 @@ const accessFile = "tools/preflight/testdata/access.txt"
 // subject is who is asked: a role (its policies within its boundary), or a
 // boundary alone.
 type subject struct {
-	where      string // "<LogicalId> (<file>, <variant>)"
-	name       string // "<variant> <LogicalId>", the snapshot's key
-	arn        string
-	identity   []any
-	boundaries []any
+	variant, id, file string
+	name              string // "<variant> <LogicalId>", the snapshot's key
+	arn               string
+	identity          []any
+	boundaries        []any
 }
 
 // target is a resource a question names: its label ("this:PlantsTable",
@@ -73,6 +71,14 @@ var passedTo = func() []string {
 	return out
 }()
 
+// fileOf is the file a person edits for a stack of the variant.
+func fileOf(e env, r *samtemplate.Resolved) string {
+	if r == e.pipeline {
+		return "pipeline/roles.yaml"
+	}
+	return "template.yaml"
+}
+
 // subjectsOf lists the roles of a variant's stacks and its pipeline's
 // permissions boundaries.
 func subjectsOf(e env) ([]subject, error) {
@@ -82,7 +88,7 @@ func subjectsOf(e env) ([]subject, error) {
 	}
 	var out []subject
 	for _, pr := range placed {
-		out = append(out, subject{pr.where, e.name + " " + pr.id, pr.arn, pr.identity, pr.boundaries})
+		out = append(out, subject{e.name, pr.id, fileOf(e, pr.stack), e.name + " " + pr.id, pr.arn, pr.identity, pr.boundaries})
 	}
 	for _, r := range e.stacks() {
 		for _, id := range r.ResourcesOfType("AWS::IAM::ManagedPolicy") {
@@ -91,42 +97,31 @@ func subjectsOf(e env) ([]subject, error) {
 				return nil, err
 			}
 			arn := fmt.Sprintf("arn:%s:iam::%s:role/%s-%s-Probe", partition, account, r.Stack().Name, id)
-			out = append(out, subject{e.where(r, id), e.name + " " + id, arn, []any{p["PolicyDocument"]}, nil})
+			out = append(out, subject{e.name, id, fileOf(e, r), e.name + " " + id, arn, []any{p["PolicyDocument"]}, nil})
 		}
 	}
 	return out, nil
 }
 
 // servicesNamed are the services whose actions a subject's Allow statements
-// name; an Allow of every action, or of NotAction, cannot be enumerated and
-// is a finding.
-func servicesNamed(s subject) ([]string, []Finding) {
+// name. An Allow of every action ("*"), or of NotAction, cannot be
+// enumerated: PS-IAM-001 reads the statements and refuses it.
+func servicesNamed(s subject) []string {
 	var services []string
-	var findings []Finding
 	for _, doc := range s.identity {
-		m, _ := doc.(map[string]any)
-		for _, st := range asList(m["Statement"]) {
-			st, _ := st.(map[string]any)
+		for _, st := range statementsOf(doc) {
 			if st["Effect"] != "Allow" {
 				continue
 			}
-			if st["NotAction"] != nil {
-				findings = append(findings, Finding{ID: idReach, Where: s.where, Rule: fmt.Sprintf("statement %v allows NotAction, every action but some", st["Sid"]), Fix: "name the actions it needs in Action"})
-			}
 			for _, a := range asList(st["Action"]) {
-				svc, _, ok := strings.Cut(fmt.Sprint(a), ":")
-				if !ok {
-					findings = append(findings, Finding{ID: idReach, Where: s.where, Rule: fmt.Sprintf("statement %v allows %v, every action of every service", st["Sid"], a), Fix: "name the actions it needs"})
-					continue
-				}
-				if !slices.Contains(services, strings.ToLower(svc)) {
+				if svc, _, ok := strings.Cut(fmt.Sprint(a), ":"); ok && !slices.Contains(services, strings.ToLower(svc)) {
 					services = append(services, strings.ToLower(svc))
 				}
 			}
 		}
 	}
 	sort.Strings(services)
-	return services, findings
+	return services
 }
 
 // arnOf is the ARN of a resource of r, where the preflight knows its form.
@@ -270,13 +265,6 @@ func newResources(a iameval.Action, own string, others []string) []target {
 	return out
 }
 
-// reachKey is what an allowlist entry of kind reach names: "<variant>
-// <role or boundary> <service>".
-func reachKey(s *subject, action string) string {
-	service, _, _ := strings.Cut(action, ":")
-	return s.name + " " + service
-}
-
 // otherEnv is the environment whose stacks e must not reach.
 func otherEnv(e env, all []env) env {
 	want := map[string]string{"dev": "prod"}[e.name]
@@ -297,194 +285,222 @@ type accessQuestion struct {
 	action  string
 	level   string // AWS's access level: Read, List, Write, Tagging, Permissions management
 	target  target
+	when    string // the condition keys a context of the rule of conditions brought
+}
+
+// accessAnswers are the evaluator's answers of the roles' and the resource
+// policies' access, for input.access (accessFacts): the snapshot's lines of
+// every allowed request, and the parts PS-IAM-001 and PS-IAM-004 judge.
+type accessAnswers struct {
+	lines []string
+	facts map[string]any
 }
 
 // effectiveAccess asks every action of every service a subject's policies
-// name, on every target that action takes. It answers the findings of the
-// rule of reach and the lines of the snapshot: "<variant> <subject>
-// <action> <label>" for each allowed request within the subject's stacks.
-//
-// Reach that cannot be scoped (a service that names its resources by ids
-// it makes) is an allowlist entry of kind reach, with its reason; an entry
-// for a variant asked that acknowledges nothing is stale.
-func effectiveAccess(envs []env, all []env, allow *Allowlist) ([]Finding, []string, error) {
-	var findings []Finding
+// name, on every target that action takes, and again, in every context
+// that could satisfy them, those its policies' conditions deny for want of
+// a key (hiddenGrants), and asks the trust and resource policies
+// (trust.go, resourcepolicy.go). It answers the access facts:
+//   - lines: "<variant> <subject> <action> <label>", every allowed request;
+//   - subjects: each role and boundary, its file, logical id and Allow and
+//     Deny statements, and the services it names that AWS's service
+//     reference does not know;
+//   - reach: the allowed requests on targets outside the subject's stacks,
+//     with their access level (PS-IAM-001, rules/iam/reach.rego, judges);
+//   - errors: the requests the evaluator could not read.
+func effectiveAccess(envs []env, all []env) (accessAnswers, error) {
 	var subjects []*subject
 	named := map[*subject][]string{}
 	services := map[string]bool{}
 	for _, e := range envs {
 		ss, err := subjectsOf(e)
 		if err != nil {
-			return nil, nil, err
+			return accessAnswers{}, err
 		}
 		for i := range ss {
 			s := &ss[i]
-			svcs, fs := servicesNamed(*s)
-			findings = append(findings, fs...)
 			subjects = append(subjects, s)
-			named[s] = svcs
-			for _, svc := range svcs {
+			named[s] = servicesNamed(*s)
+			for _, svc := range named[s] {
 				services[svc] = true
 			}
 		}
 	}
-	var keys []string
-	for k := range services {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	data, err := iameval.Actions(keys)
+	data, err := iameval.Actions(slices.Sorted(maps.Keys(services)))
 	if err != nil {
-		return nil, nil, err
+		return accessAnswers{}, err
 	}
+	unknown := map[*subject][]any{}
 	var questions []iameval.Question
 	var about []accessQuestion
 	for _, e := range envs {
-		own := stackTargets(e, "this")
-		ownArns := map[string]bool{}
-		for _, t := range own {
-			ownArns[t.arn] = true
-		}
-		// The other environment: prod's for dev, dev's for prod and for the
-		// stacks no pipeline deploys. Its resources whose made-up physical id
-		// is the same as one of this stack's (a user pool's, an API's) cannot
-		// be told apart and are left to the new resources below.
-		o := otherEnv(e, all)
-		var others []target
-		for _, t := range stackTargets(o, "other-env") {
-			if !ownArns[t.arn] {
-				others = append(others, t)
-			}
-		}
-		otherNames := []string{}
-		for _, r := range o.stacks() {
-			otherNames = append(otherNames, r.Stack().Name)
-		}
-		boundary := ""
-		if e.pipeline != nil {
-			for _, id := range e.pipeline.ResourcesOfType("AWS::IAM::ManagedPolicy") {
-				v, _ := e.pipeline.Value(map[string]any{"Ref": id})
-				boundary = fmt.Sprint(v)
-			}
-		}
-		for _, s := range subjects {
-			if !strings.HasPrefix(s.name, e.name+" ") {
-				continue
-			}
-			for _, svc := range named[s] {
-				actions, ok := data[svc]
-				if !ok || len(actions) == 0 {
-					findings = append(findings, Finding{ID: idReach, Where: s.where, Rule: fmt.Sprintf("names the service %s, which AWS's service reference does not know", svc), Fix: "correct the action's prefix"})
-					continue
-				}
-				for _, a := range actions {
-					action := svc + ":" + a.Name
-					ask := func(t target) {
-						ctx := map[string]any{}
-						for k, v := range t.context {
-							ctx[k] = v
-						}
-						if boundary != "" && svc == "iam" {
-							ctx["iam:PermissionsBoundary"] = boundary
-						}
-						if action == "iam:PassRole" {
-							for _, to := range passedTo {
-								c := map[string]any{"iam:PassedToService": to}
-								for k, v := range ctx {
-									c[k] = v
-								}
-								questions = append(questions, iameval.Question{Principal: s.arn, Action: action, Resource: t.arn, Account: account, Context: c, IdentityPolicies: s.identity, Boundaries: s.boundaries})
-								about = append(about, accessQuestion{s, action, a.AccessLevel, target{t.label + " via " + to, t.arn, c}})
-							}
-							return
-						}
-						questions = append(questions, iameval.Question{Principal: s.arn, Action: action, Resource: t.arn, Account: account, Context: ctx, IdentityPolicies: s.identity, Boundaries: s.boundaries})
-						about = append(about, accessQuestion{s, action, a.AccessLevel, t})
-					}
-					if a.WildcardOnly || len(a.ResourceTypes) == 0 {
-						ask(target{"*", "*", nil})
-						continue
-					}
-					match := matcher(a)
-					for _, group := range [][]target{own, others} {
-						for _, t := range group {
-							if match(t.arn) {
-								ask(t)
-							}
-						}
-					}
-					for _, t := range newResources(a, e.app.Stack().Name, otherNames) {
-						ask(t)
-					}
-				}
-			}
-		}
+		qs, as := questionsOf(e, all, subjects, named, data, unknown)
+		questions, about = append(questions, qs...), append(about, as...)
 	}
 	// Variants that share a stack name (default and edge) ask many of the
 	// same questions: Ask puts each to the evaluator once.
 	answers, err := iameval.Ask(questions)
 	if err != nil {
-		return nil, nil, err
+		return accessAnswers{}, err
 	}
+	more, moreAbout, err := hiddenGrants(questions, about, answers)
+	if err != nil {
+		return accessAnswers{}, err
+	}
+	moreAnswers, err := iameval.Ask(more)
+	if err != nil {
+		return accessAnswers{}, err
+	}
+	answers, about = append(answers, moreAnswers...), append(about, moreAbout...)
 	var lines []string
-	reached := map[*subject][]string{}
-	used := map[string]bool{}
+	reach, problems := []any{}, []any{}
 	for i, ans := range answers {
 		q := about[i]
-		if ans.Result == "Error" && strings.Contains(ans.Error, "multiple.resource.types") {
+		switch {
+		case ans.Result == "Error" && strings.Contains(ans.Error, "multiple.resource.types"):
 			// The evaluator cannot tell which of two resource types of the
 			// action an ARN is (a Lambda alias and a version share a form):
 			// IAM can, and the question is left out.
-			continue
-		}
-		if ans.Result == "Error" {
-			findings = append(findings, Finding{ID: idReach, Where: q.subject.where, Rule: fmt.Sprintf("the evaluator cannot read %s on %s: %s", q.action, q.target.arn, ans.Error), Fix: "correct the policy"})
-			continue
-		}
-		if !ans.Allowed() {
-			continue
-		}
-		// Reading outside (AWS's Read and List levels: CodeDeploy's
-		// DescribeAlarms, which AWS's own policy for it grants on every
-		// alarm) is access like any other, kept in the snapshot for review;
-		// changing anything outside is refused.
-		// Acknowledged reach stays in the snapshot, so that it too widens
-		// only under review.
-		if outside(q.target.label) && q.level != "Read" && q.level != "List" {
-			key := reachKey(q.subject, q.action)
-			if !allow.allows(kindReach, key) {
-				reached[q.subject] = append(reached[q.subject], fmt.Sprintf("%s on %s (%s)", q.action, q.target.label, q.target.arn))
-				continue
-			}
-			used[key] = true
-		}
-		lines = append(lines, fmt.Sprintf("%s %s %s", q.subject.name, q.action, q.target.label))
-	}
-	for _, s := range subjects {
-		if r := reached[s]; len(r) > 0 {
-			findings = append(findings, Finding{ID: idReach, Where: s.where, Rule: "reaches beyond its own stacks: " + byService(r),
-				Fix: "narrow the Resource (or add the Condition) of the statement that allows it to this stack's names"})
-		}
-	}
-	if allow != nil {
-		for _, e := range allow.Entries {
-			variant, _, _ := strings.Cut(e.What, " ")
-			if e.Kind == kindReach && !used[e.What] && slices.ContainsFunc(envs, func(x env) bool { return x.name == variant }) {
-				findings = append(findings, Finding{ID: idReach, Where: fmt.Sprintf("%s (reach %q)", AllowlistFile, e.What), Rule: "is stale: that role reaches nothing of that service outside its stacks", Fix: "remove the entry"})
+		case ans.Result == "Error":
+			problems = append(problems, map[string]any{"subject": q.subject.name, "action": q.action, "arn": q.target.arn, "error": ans.Error})
+		case ans.Allowed():
+			lines = append(lines, fmt.Sprintf("%s %s %s", q.subject.name, q.action, q.target.label))
+			if outside(q.target.label) {
+				reach = append(reach, map[string]any{"subject": q.subject.name, "action": q.action, "level": q.level, "target": q.target.label, "arn": q.target.arn, "when": q.when})
 			}
 		}
 	}
+	roles, err := trustFacts(envs)
+	if err != nil {
+		return accessAnswers{}, err
+	}
+	facts := map[string]any{"variants": variantNames(envs), "subjects": subjectFacts(envs, subjects, unknown), "reach": reach, "errors": problems, "roles": roles}
 	// And who else may call the stacks' resources, through their resource
 	// policies (resourcepolicy.go).
-	fs, more, err := resourceAccess(envs, allow)
+	resources, more2, err := resourceAccess(envs)
 	if err != nil {
-		return nil, nil, err
+		return accessAnswers{}, err
 	}
-	findings = append(findings, fs...)
-	lines = append(lines, more...)
+	facts["resources"] = resources
+	lines = append(lines, more2...)
 	sort.Strings(lines)
-	lines = slices.Compact(lines)
-	return findings, lines, nil
+	return accessAnswers{slices.Compact(lines), facts}, nil
+}
+
+// questionsOf are the questions of the subjects of variant e: every action
+// of every service each names, on each target it takes (its own stacks'
+// resources, the other environment's and new ones named for either, for
+// another app and another account). A service AWS's service reference does
+// not know is noted in unknown.
+func questionsOf(e env, all []env, subjects []*subject, named map[*subject][]string, data map[string][]iameval.Action, unknown map[*subject][]any) ([]iameval.Question, []accessQuestion) {
+	var questions []iameval.Question
+	var about []accessQuestion
+	own := stackTargets(e, "this")
+	ownArns := map[string]bool{}
+	for _, t := range own {
+		ownArns[t.arn] = true
+	}
+	// The other environment: prod's for dev, dev's for prod and for the
+	// stacks no pipeline deploys. Its resources whose made-up physical id
+	// is the same as one of this stack's (a user pool's, an API's) cannot
+	// be told apart and are left to the new resources below.
+	o := otherEnv(e, all)
+	var others []target
+	for _, t := range stackTargets(o, "other-env") {
+		if !ownArns[t.arn] {
+			others = append(others, t)
+		}
+	}
+	otherNames := []string{}
+	for _, r := range o.stacks() {
+		otherNames = append(otherNames, r.Stack().Name)
+	}
+	boundary := ""
+	if e.pipeline != nil {
+		for _, id := range e.pipeline.ResourcesOfType("AWS::IAM::ManagedPolicy") {
+			v, _ := e.pipeline.Value(map[string]any{"Ref": id})
+			boundary = fmt.Sprint(v)
+		}
+	}
+	for _, s := range subjects {
+		if s.variant != e.name {
+			continue
+		}
+		for _, svc := range named[s] {
+			actions := data[svc]
+			if len(actions) == 0 {
+				unknown[s] = append(unknown[s], svc)
+				continue
+			}
+			for _, a := range actions {
+				action := svc + ":" + a.Name
+				ask := func(t target) {
+					ctx := maps.Clone(t.context)
+					if ctx == nil {
+						ctx = map[string]any{}
+					}
+					if boundary != "" && svc == "iam" {
+						ctx["iam:PermissionsBoundary"] = boundary
+					}
+					tos := []string{""}
+					if action == "iam:PassRole" {
+						tos = passedTo
+					}
+					for _, to := range tos {
+						c, label := ctx, t.label
+						if to != "" {
+							c = maps.Clone(ctx)
+							c["iam:PassedToService"] = to
+							label += " via " + to
+						}
+						questions = append(questions, iameval.Question{Principal: s.arn, Action: action, Resource: t.arn, Account: account, Context: c, IdentityPolicies: s.identity, Boundaries: s.boundaries})
+						about = append(about, accessQuestion{subject: s, action: action, level: a.AccessLevel, target: target{label, t.arn, c}})
+					}
+				}
+				if a.WildcardOnly || len(a.ResourceTypes) == 0 {
+					ask(target{"*", "*", nil})
+					continue
+				}
+				match := matcher(a)
+				for _, group := range [][]target{own, others} {
+					for _, t := range group {
+						if match(t.arn) {
+							ask(t)
+						}
+					}
+				}
+				for _, t := range newResources(a, e.app.Stack().Name, otherNames) {
+					ask(t)
+				}
+			}
+		}
+	}
+	return questions, about
+}
+
+// subjectFacts are input.access.subjects: each role and boundary asked, with
+// the statements of its own policies and the services it names that AWS's
+// service reference does not know.
+func subjectFacts(envs []env, subjects []*subject, unknown map[*subject][]any) []any {
+	out := []any{}
+	for _, s := range subjects {
+		statements := []any{}
+		for _, doc := range s.identity {
+			for _, st := range statementsOf(doc) {
+				statements = append(statements, st)
+			}
+		}
+		out = append(out, map[string]any{"name": s.name, "variant": s.variant, "id": s.id, "file": s.file, "statements": statements, "unknown_services": append([]any{}, unknown[s]...)})
+	}
+	return out
+}
+
+func variantNames(envs []env) []any {
+	var out []any
+	for _, e := range envs {
+		out = append(out, e.name)
+	}
+	return out
 }
 
 // readAccess reads the reviewed snapshot.
@@ -507,30 +523,12 @@ func readAccess(root string) ([]string, error) {
 // accessFacts are input.access: the requests the evaluator allows now and
 // those of the reviewed snapshot, each "<variant> <role or boundary>
 // <action> <resource>", which PS-IAM-002 (rules/iam/reviewed_access.rego)
-// compares and a rule may ask of (does any role get s3:PutBucketPolicy?).
-func accessFacts(snapshot, now []string) map[string]any {
-	return map[string]any{"file": accessFile, "granted": append([]string{}, now...), "reviewed": append([]string{}, snapshot...)}
-}
-
-// byService tells "<service>:<Action> on ..." requests one service at a
-// time: its count and its first request.
-func byService(requests []string) string {
-	count := map[string]int{}
-	first := map[string]string{}
-	var order []string
-	for _, r := range requests {
-		svc, _, _ := strings.Cut(r, ":")
-		if count[svc] == 0 {
-			order = append(order, svc)
-			first[svc] = r
-		}
-		count[svc]++
-	}
-	var parts []string
-	for _, svc := range order {
-		parts = append(parts, fmt.Sprintf("%s (%d, first %s)", svc, count[svc], first[svc]))
-	}
-	return strings.Join(parts, ", ")
+// compares and a rule may ask of (does any role get s3:PutBucketPolicy?),
+// and the parts effectiveAccess tells.
+func accessFacts(snapshot []string, now accessAnswers) map[string]any {
+	out := map[string]any{"file": accessFile, "granted": append([]string{}, now.lines...), "reviewed": append([]string{}, snapshot...)}
+	maps.Copy(out, now.facts)
+	return out
 }
 
 const accessHeader = `# The effective access of every role and boundary within its own stacks:

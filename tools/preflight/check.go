@@ -8,8 +8,7 @@ import (
 	"path/filepath"
 )
 
-// Check applies the rule book, and the rules still in Go, to the
-// repository at root, and answers its findings after the suppressions
+// Check applies the rule book to the repository at root, and answers its findings after the suppressions
 // (suppress.go), stale suppressions among them.
 func Check(ctx context.Context, root string) ([]Finding, error) {
 	b, err := LoadBook()
@@ -27,7 +26,7 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", AllowlistFile, err)
 	}
-	// The evaluator's answers for the book, and the stacks' rules still in Go.
+	// The evaluator's answers, and the acceptances.
 	facts["access"] = stacks.access
 	facts["allowlist"] = allowlistFacts(allow)
 	facts["allowlist_entries"] = allowlistEntries(allow)
@@ -35,7 +34,6 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, stacks.findings...)
 	out, err = suppress(root, out, allow)
 	if err != nil {
 		return nil, err

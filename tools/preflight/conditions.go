@@ -326,6 +326,11 @@ func contextsOf(a actor, conds []condition, intended map[string]any) []map[strin
 			keys = append(keys, k)
 		}
 	}
+	return combine(a.context, keys, conds, intended)
+}
+
+// combine is base with every combination of the candidates of keys.
+func combine(base map[string]any, keys []string, conds []condition, intended map[string]any) []map[string]any {
 	cands := make([][]any, len(keys))
 	total := 1
 	for i, k := range keys {
@@ -334,7 +339,7 @@ func contextsOf(a actor, conds []condition, intended map[string]any) []map[strin
 	}
 	with := func(pick []int) map[string]any {
 		ctx := map[string]any{}
-		for k, v := range a.context {
+		for k, v := range base {
 			ctx[k] = v
 		}
 		for i, k := range keys {
@@ -372,14 +377,124 @@ func contextsOf(a actor, conds []condition, intended map[string]any) []map[strin
 	return out
 }
 
-// restricting are the keys that tell who or where a caller is, as IAM
-// Access Analyzer counts them: access that needs none of them chosen is
-// public.
-func restricting(key string) bool {
-	k := strings.ToLower(key)
-	prefix, _, _ := strings.Cut(k, ":")
-	return strings.HasPrefix(k, "aws:principal") || strings.HasPrefix(k, "aws:source") || strings.Contains(prefix, ".") ||
-		k == "aws:userid" || k == "aws:username" || k == "aws:federatedprovider" || k == "sts:externalid" || k == "kms:calleraccount"
+// The rule of conditions holds for a role's own policies too: a statement
+// whose Condition names a key the reach questions do not set
+// (aws:RequestedRegion, aws:PrincipalTag/..., aws:ResourceTag/... of a
+// resource whose template sets no such tag, aws:CalledVia, aws:RequestTag/...,
+// aws:SourceIp, aws:CurrentTime...) is denied for want of the key, though
+// most such keys are the caller's to send, or a tag anyone who may tag can
+// set ("AWS global condition context keys",
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html:
+// aws:RequestedRegion is the region the caller calls, aws:CalledVia the
+// services it calls through, aws:PrincipalTag the tags of its own role).
+// So `sqs:*` on `*` "only in our region" allows every queue of every
+// stack. hiddenGrants asks again, in two rounds as for trust: the denied
+// questions of every subject whose policies have conditions, with the
+// conditions taken away (unconditioned); those that allows, in every
+// context the keys its conditions name could bring, beside the keys IAM
+// sets from who the role is.
+func hiddenGrants(qs []iameval.Question, about []accessQuestion, answers []iameval.Answer) ([]iameval.Question, []accessQuestion, error) {
+	type relaxation struct {
+		identity, boundaries []any
+		conds                []condition
+	}
+	relax := map[*subject]*relaxation{}
+	var asked []iameval.Question
+	var at []int
+	for i, ans := range answers {
+		if ans.Allowed() || ans.Result == "Error" {
+			continue
+		}
+		s := about[i].subject
+		r := relax[s]
+		if r == nil {
+			docs := append(slices.Clone(s.identity), s.boundaries...)
+			r = &relaxation{unconditioned(s.identity), unconditioned(s.boundaries), conditionsOf(map[string]any{"Statement": statementsOfAll(docs)})}
+			relax[s] = r
+		}
+		if len(r.conds) == 0 {
+			continue
+		}
+		q := qs[i]
+		q.IdentityPolicies, q.Boundaries = r.identity, r.boundaries
+		asked = append(asked, q)
+		at = append(at, i)
+	}
+	relaxed, err := iameval.Ask(asked)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []iameval.Question
+	var outAbout []accessQuestion
+	for n, ans := range relaxed {
+		if !ans.Allowed() {
+			continue
+		}
+		i := at[n]
+		s := about[i].subject
+		caller := identityOf(s.arn)
+		base := maps.Clone(caller.context)
+		maps.Copy(base, qs[i].Context)
+		var keys []string
+		for _, c := range relax[s].conds {
+			if _, set := lookup(base, c.key); !set && caller.free(c.key) && !slices.ContainsFunc(keys, func(k string) bool { return strings.EqualFold(k, c.key) }) {
+				keys = append(keys, c.key)
+			}
+		}
+		for _, ctx := range combine(base, keys, relax[s].conds, nil) {
+			q := qs[i]
+			q.Context = ctx
+			a := about[i]
+			a.when = brought(keys, ctx)
+			out = append(out, q)
+			outAbout = append(outAbout, a)
+		}
+	}
+	return out, outAbout, nil
+}
+
+// unconditioned is the policies without what a context could change: each
+// Allow without its Condition, and no Deny that has one. It allows every
+// request the policies allow in some context.
+func unconditioned(docs []any) []any {
+	var out []any
+	for _, doc := range docs {
+		sts := []any{}
+		for _, st := range statementsOf(doc) {
+			if st["Condition"] != nil && st["Effect"] != "Allow" {
+				continue
+			}
+			c := maps.Clone(st)
+			delete(c, "Condition")
+			sts = append(sts, c)
+		}
+		out = append(out, map[string]any{"Version": "2012-10-17", "Statement": sts})
+	}
+	return out
+}
+
+func statementsOfAll(docs []any) []any {
+	var out []any
+	for _, doc := range docs {
+		for _, st := range statementsOf(doc) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// brought tells the keys a context sets, or leaves out:
+// "aws:RequestedRegion=eu-west-1, no aws:CalledVia".
+func brought(keys []string, ctx map[string]any) string {
+	var parts []string
+	for _, k := range keys {
+		if v, ok := ctx[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+		} else {
+			parts = append(parts, "no "+k)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // allowConditions are the conditions of the policy's Allow statements:
@@ -592,10 +707,6 @@ func (a actor) label() string {
 	return a.principal
 }
 
-// conditionFix is the fix of a policy whose conditions admit a neighbour.
-const conditionFix = "make the Condition pin the one intended principal (StringEquals or ArnEquals on its exact value; no organization-, account- or name-wide key, " +
-	"no wildcard, no ...IfExists, Null or ForAllValues, which admit a request without the key), or remove the statement that admits them"
-
 // allowAllPolicies is what a caller of another account holds: every
 // permission its own account can give it (IAM's cross-account rule wants
 // its own allow too), so that it is asked as the strongest version of itself.
@@ -624,17 +735,6 @@ func askedPrincipals(services []string) []string {
 		}
 	}
 	return out
-}
-
-// holds says whether ctx has every key of want, with its value.
-func holds(ctx, want map[string]any) bool {
-	for k, v := range want {
-		got, ok := ctx[k]
-		if !ok || fmt.Sprint(got) != fmt.Sprint(v) {
-			return false
-		}
-	}
-	return true
 }
 
 // stsActionOf is the action through which a caller assumes a role.

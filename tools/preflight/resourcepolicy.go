@@ -1,39 +1,21 @@
 package preflight
 
-// The rule of resource policies: no resource policy of either template lets
-// anyone outside the account call the stack's resources, but the services
-// that act for this stack's own resources, unless allowlist.yaml names that
-// access (kind external-access) with its reason; and what any resource
-// policy lets anyone do is in the access snapshot, reviewed like the roles'
-// access. It is IAM Access Analyzer's external-access finding and its
-// check-no-public-access, offline: every resource policy that either
-// template (after the SAM transform) can create, for every type that has
-// one (policyReaders, which Access Analyzer's list of resource types
-// bounds: https://docs.aws.amazon.com/IAM/latest/UserGuide/access-analyzer-resources.html,
-// https://docs.aws.amazon.com/access-analyzer/latest/APIReference/API_CheckNoPublicAccess.html),
+// The questions of the rule of resource policies (PS-IAM-004,
+// rules/iam/resource_policy.rego, judges the answers and says who is
+// outside): IAM Access Analyzer's external-access finding, offline. Every
+// resource policy that either template (after the SAM transform) can
+// create, for every type that has one (policyReaders, which Access
+// Analyzer's list of resource types bounds:
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/access-analyzer-resources.html),
 // is asked by every principal the trust rule asks as an outsider and every
 // principal it names, for every action of its service that takes the
 // resource, in every context its conditions could match (conditions.go).
-//
-// Who is inside: a principal of this account (its own identity policies
-// decide, and the access it gets from the resource policy alone is in the
-// snapshot), and a service acting for a resource of this variant's stacks
-// (aws:SourceArn one of their ARNs, or under one). Everyone else is outside:
-// another account, however its organization or name looks; a service
-// acting for another account's resource, for another resource of this
-// account, or for no resource it names (Lambda's AddPermission: "If you
-// grant permission to a service principal without specifying the source,
-// other accounts could potentially configure resources in their account to
-// invoke your Lambda function",
-// https://docs.aws.amazon.com/lambda/latest/dg/API_AddPermission.html); a
-// web identity. Access from another account that needs no key of the
-// caller's choosing is public: anyone's.
-//
-// A resource that carries a policy the preflight cannot read is a finding,
-// so that no type goes unasked.
+// A resource that carries a policy no reader reads is a fact, so that no
+// type goes unasked.
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -42,12 +24,6 @@ import (
 	"github.com/plantstore/plantstore/samlocal/samtemplate"
 	"github.com/plantstore/plantstore/tools/iameval"
 )
-
-// kindExternalAccess is the allowlist's kind for access from outside that
-// is meant: what is "<variant> <resource> <who>", who the principal that
-// the policy names, a service principal, * for another account's
-// principals at large, or any-service for the services it does not name.
-const kindExternalAccess = "external-access"
 
 // guarded is a resource with the policy that guards it.
 type guarded struct {
@@ -327,10 +303,11 @@ func takes(types []*regexp.Regexp, arn string) bool {
 }
 
 // guardedOf lists every resource policy of the variant's stacks, and the
-// resources with a policy no reader reads.
-func guardedOf(e env) ([]guarded, []Finding) {
+// resources with a policy no reader reads: {"variant", "file", "id",
+// "property", "type"}.
+func guardedOf(e env) ([]guarded, []any) {
 	var out []guarded
-	var findings []Finding
+	var unread []any
 	for _, r := range e.stacks() {
 		for _, id := range r.ResourceIDs() {
 			res, _ := r.Resource(id)
@@ -352,13 +329,13 @@ func guardedOf(e env) ([]guarded, []Finding) {
 			}
 			for _, prop := range policyProperties {
 				if p[prop] != nil {
-					findings = append(findings, Finding{ID: idResourcePolicy, Where: e.where(r, id), Rule: fmt.Sprintf("carries a resource policy (%s of %s) that the preflight cannot ask who may use", prop, typ), Fix: "teach policyReaders in tools/preflight/resourcepolicy.go to read it, with the ARNs its requests name"})
+					unread = append(unread, map[string]any{"variant": e.name, "file": fileOf(e, r), "id": id, "property": prop, "type": typ})
 					break
 				}
 			}
 		}
 	}
-	return out, findings
+	return out, unread
 }
 
 // ownResources are the ARNs of the variant's own resources with their
@@ -416,22 +393,31 @@ func possible(ctx map[string]any) bool {
 	return len(parts) < 6 || parts[4] == "" || parts[4] == acct
 }
 
-// resourceAccess applies the rule of resource policies to the variants:
-// its findings, and the snapshot's lines "<variant> <who> <action>
-// <resource>" of what the policies let anyone do, <who> a principal of this
-// account, a service "for" one of the stack's resources, or an outsider the
-// allowlist names.
-func resourceAccess(envs []env, allow *Allowlist) ([]Finding, []string, error) {
+// resourceAccess asks every resource policy of the variants: its facts
+// for PS-IAM-004 (rules/iam/resource_policy.rego), and the snapshot's
+// lines "<variant> <who> <action> <resource>" of what the policies let
+// anyone do, <who> a principal of this account, a service "for" one of
+// the stack's resources, or a caller from outside: the principal the
+// policy names, * (another account's principals at large), a service, or
+// any-service (those the policy does not name). The facts:
+//   - grants: each request a policy allows, with its caller (kind, account,
+//     whether the policy names it, the keys of the context it chose, the
+//     own resource its aws:SourceArn names, if any) and its line;
+//   - unread: the resources with a policy no reader reads;
+//   - untaken: the policies whose resources no action takes;
+//   - errors: the requests the evaluator could not read.
+func resourceAccess(envs []env) (map[string]any, []string, error) {
 	type asked struct {
 		e env
 		g guarded
 	}
-	var findings []Finding
 	var all []asked
+	unread, untaken, problems, grants := []any{}, []any{}, []any{}, []any{}
+	facts := map[string]any{"unread": unread, "untaken": untaken, "errors": problems, "grants": grants}
 	services := map[string]bool{}
 	for _, e := range envs {
-		gs, fs := guardedOf(e)
-		findings = append(findings, fs...)
+		gs, un := guardedOf(e)
+		unread = append(unread, un...)
 		for _, g := range gs {
 			all = append(all, asked{e, g})
 			if len(g.arns) > 0 {
@@ -439,17 +425,11 @@ func resourceAccess(envs []env, allow *Allowlist) ([]Finding, []string, error) {
 			}
 		}
 	}
+	facts["unread"] = unread
 	if len(all) == 0 {
-		return findings, nil, nil
+		return facts, nil, nil
 	}
-	keys := slices.Sorted(func(yield func(string) bool) {
-		for k := range services {
-			if !yield(k) {
-				return
-			}
-		}
-	})
-	data, err := iameval.Actions(keys)
+	data, err := iameval.Actions(slices.Sorted(maps.Keys(services)))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -489,13 +469,14 @@ func resourceAccess(envs []env, allow *Allowlist) ([]Finding, []string, error) {
 			}
 		}
 		if len(p.requests) == 0 {
-			findings = append(findings, Finding{ID: idResourcePolicy, Where: a.e.where(a.g.stack, a.g.id), Rule: fmt.Sprintf("guards %v, which no action of %s takes by AWS's service reference", a.g.arns, svc), Fix: "correct the resource the policy is attached to"})
+			untaken = append(untaken, map[string]any{"variant": a.e.name, "file": fileOf(a.e, a.g.stack), "id": a.g.id, "arns": a.g.arns, "service": svc})
 			continue
 		}
 		first := p.requests[0]
 		p.first = func(actor) (string, string) { return first[0], first[1] }
 		probes[i] = p
 	}
+	facts["untaken"] = untaken
 	second, err := neighbours(probes)
 	if err != nil {
 		return nil, nil, err
@@ -519,133 +500,59 @@ func resourceAccess(envs []env, allow *Allowlist) ([]Finding, []string, error) {
 		own[e.name] = ownResources(e)
 	}
 	var lines []string
-	used := map[string]bool{}
-	// Who is outside, per policy: each caller ("*" for another account's
-	// principals at large) with the actions it gets and the context that
-	// needs the fewest keys of its choosing.
-	type outsider struct {
-		caller  string
-		rank    int // public, named, other accounts', services'
-		desc    string
-		keys    int
-		actions []string
-	}
-	external := map[int]map[string]*outsider{}
 	for n, ans := range answers {
-		if ans.Result == "Error" && strings.Contains(ans.Error, "multiple.resource.types") {
-			continue // as in effectiveAccess: IAM tells the types apart, the evaluator cannot
-		}
 		a, r := all[of[n]], who[n]
-		if ans.Result == "Error" {
-			findings = append(findings, Finding{ID: idResourcePolicy, Where: a.e.where(a.g.stack, a.g.id), Rule: fmt.Sprintf("the evaluator cannot read %s on %s: %s", r.q.Action, r.q.Resource, ans.Error), Fix: "correct the policy"})
+		policy := map[string]any{"variant": a.e.name, "file": fileOf(a.e, a.g.stack), "id": a.g.id, "resource": a.g.subject}
+		switch {
+		case ans.Result == "Error" && strings.Contains(ans.Error, "multiple.resource.types"):
+			continue // as in effectiveAccess: IAM tells the types apart, the evaluator cannot
+		case ans.Result == "Error":
+			problems = append(problems, map[string]any{"policy": policy, "action": r.q.Action, "arn": r.q.Resource, "error": ans.Error})
+			continue
+		case !ans.Allowed() || !possible(r.q.Context):
 			continue
 		}
-		if !ans.Allowed() || !possible(r.q.Context) {
-			continue
-		}
+		g := grantOf(r, a.g.doc, own[a.e.name])
 		resource := a.g.subject
 		if l, ok := ownLabel(own[a.e.name], r.q.Resource); ok {
 			resource = l
 		}
-		line := func(caller string) {
-			lines = append(lines, fmt.Sprintf("%s %s %s %s", a.e.name, caller, r.q.Action, resource))
-		}
-		src, hasSrc := lookup(r.q.Context, "aws:SourceArn")
-		switch {
-		case r.actor.kind == iamCaller && r.actor.account == account:
-			line(r.actor.principal)
-			continue
-		case r.actor.kind == serviceCaller && hasSrc:
-			if l, ok := ownLabel(own[a.e.name], src); ok {
-				line(r.actor.principal + "(for:" + l + ")")
-				continue
-			}
-		}
-		// Outside: the principal the policy names, the service, or any
-		// principal of another account; public if it needs no key that
-		// tells who or where it is.
-		keys := 0
-		for k := range r.q.Context {
-			if restricting(k) && r.actor.free(k) {
-				keys++
-			}
-		}
-		o := &outsider{caller: r.actor.principal, rank: 3, desc: r.actor.label(), keys: keys}
-		switch {
-		case r.actor.named:
-			o.caller, o.rank, o.desc = r.actor.as, 1, r.actor.as
-		case r.actor.kind == iamCaller && keys == 0:
-			o.caller, o.rank, o.desc = "*", 0, "any principal of another account (public)"
-		case r.actor.kind == iamCaller:
-			o.caller, o.rank, o.desc = "*", 2, "another account's principals"
-		case r.actor.anyone:
-			o.caller = "any-service"
-		}
-		if c := chosen(r.actor, a.g.doc, r.q.Context); c != "" {
-			o.desc += " (" + c + ")"
-		}
-		if r.actor.kind == serviceCaller && !hasSrc {
-			o.desc += " for any account's resource"
-		}
-		what := fmt.Sprintf("%s %s %s", a.e.name, a.g.subject, o.caller)
-		if allow.allows(kindExternalAccess, what) {
-			used[what] = true
-			line(o.caller)
-			continue
-		}
-		if external[of[n]] == nil {
-			external[of[n]] = map[string]*outsider{}
-		}
-		key := fmt.Sprint(o.rank, o.caller)
-		was := external[of[n]][key]
-		if was == nil || o.keys < was.keys {
-			if was != nil {
-				o.actions = was.actions
-			}
-			external[of[n]][key], was = o, o
-		}
-		if !slices.Contains(was.actions, r.q.Action) {
-			was.actions = append(was.actions, r.q.Action)
-		}
+		g["policy"], g["action"] = policy, r.q.Action
+		g["line"] = fmt.Sprintf("%s %s %s %s", a.e.name, g["caller"], r.q.Action, resource)
+		lines = append(lines, g["line"].(string))
+		grants = append(grants, g)
 	}
-	for i, a := range all {
-		if external[i] == nil {
-			continue
-		}
-		var outs []*outsider
-		for _, o := range external[i] {
-			outs = append(outs, o)
-		}
-		sort.Slice(outs, func(x, y int) bool {
-			if outs[x].rank != outs[y].rank {
-				return outs[x].rank < outs[y].rank
-			}
-			return outs[x].caller < outs[y].caller
-		})
-		var shown []string
-		for _, o := range outs[:min(3, len(outs))] {
-			sort.Strings(o.actions)
-			shown = append(shown, fmt.Sprintf("%s (%s)", o.desc, byService(o.actions)))
-		}
-		if len(outs) > 3 {
-			shown = append(shown, fmt.Sprintf("and %d more callers", len(outs)-3))
-		}
-		kind := "external access"
-		if outs[0].rank == 0 {
-			kind = "public access"
-		}
-		findings = append(findings, Finding{ID: idResourcePolicy, Where: a.e.where(a.g.stack, a.g.id), Rule: fmt.Sprintf("its resource policy gives %s to %s: %s; only this account's principals, and services for this stack's own resources, may use it (the rule of resource policies, IAM Access Analyzer's external access)",
-			kind, a.g.subject, strings.Join(shown, ", ")), Fix: fmt.Sprintf("remove the statement or narrow its Principal and Condition to this account, or to this stack's own resources by aws:SourceArn; if the access is meant, name it in %s (kind %s, what %q, a reason)",
-			AllowlistFile, kindExternalAccess, fmt.Sprintf("%s %s %s", a.e.name, a.g.subject, outs[0].caller))})
-	}
-	if allow != nil {
-		for _, e := range allow.Entries {
-			variant, _, _ := strings.Cut(e.What, " ")
-			if e.Kind == kindExternalAccess && !used[e.What] && slices.ContainsFunc(envs, func(x env) bool { return x.name == variant }) {
-				findings = append(findings, Finding{ID: idResourcePolicy, Where: fmt.Sprintf("%s (%s %q)", AllowlistFile, kindExternalAccess, e.What), Rule: "is stale: no resource policy of that variant gives that access", Fix: "remove the entry"})
-			}
-		}
-	}
+	facts["errors"], facts["grants"] = problems, grants
 	sort.Strings(lines)
-	return findings, slices.Compact(lines), nil
+	return facts, slices.Compact(lines), nil
+}
+
+// grantOf tells who a policy lets in: the caller's kind ("iam", "service",
+// "web") and account, whether the policy names it, the keys of the
+// context it chose itself, the own resource its aws:SourceArn names, and
+// the caller a snapshot's line names.
+func grantOf(r neighbourRequest, doc any, own []target) map[string]any {
+	kind := map[actorKind]string{iamCaller: "iam", serviceCaller: "service", webCaller: "web"}[r.actor.kind]
+	chose := []any{}
+	for k := range r.q.Context {
+		if r.actor.free(k) {
+			chose = append(chose, k)
+		}
+	}
+	src, hasSrc := lookup(r.q.Context, "aws:SourceArn")
+	source, _ := ownLabel(own, src)
+	caller := r.actor.principal
+	switch {
+	case kind == "iam" && r.actor.account == account:
+	case kind == "service" && source != "":
+		caller += "(for:" + source + ")"
+	case r.actor.named:
+		caller = r.actor.as
+	case kind == "iam":
+		caller = "*"
+	case r.actor.anyone:
+		caller = "any-service"
+	}
+	return map[string]any{"kind": kind, "account": r.actor.account, "own_account": account, "named": r.actor.named, "caller": caller,
+		"label": r.actor.label(), "chose": chose, "brought": chosen(r.actor, doc, r.q.Context), "source": source, "sourced": hasSrc}
 }

@@ -99,10 +99,7 @@ func TestResourcePoliciesAdmitNoOutsider(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			envs := loadMutant(t, mutant(t, c.edits...), c.variant)
-			findings, lines, err := resourceAccess(envs, committedAllowlist(t))
-			if err != nil {
-				t.Fatal(err)
-			}
+			findings, lines := resourceFindings(t, envs, committedAllowlist(t))
 			if c.where == "" {
 				compared, err := compareAccess(resourceLines(snapshot, c.variant), lines)
 				if err != nil {
@@ -132,10 +129,7 @@ func TestResourcePoliciesTakeTheAllowlistsReasons(t *testing.T) {
 			"            Action: s3:GetObject\n            Resource: !Sub ${ArtifactsBucket.Arn}/*\n          - Sid: TLSOnly\n"}), "dev")
 	allow := parseAllowlist(t, "entries:\n  - kind: external-access\n    what: dev ArtifactsBucket arn:aws:iam::111122223333:root\n    reason: staging promotes dev's packaged templates\n"+
 		"  - kind: external-access\n    what: dev ArtifactsBucket *\n    reason: nothing\n")
-	findings, lines, err := resourceAccess(envs, allow)
-	if err != nil {
-		t.Fatal(err)
-	}
+	findings, lines := resourceFindings(t, envs, allow)
 	wantFinding(t, findings, `PS-IAM-004 external-access "dev ArtifactsBucket *"`, "is stale")
 	if len(findings) != 1 {
 		t.Errorf("findings %v, want the stale entry's alone", findings)
@@ -146,4 +140,17 @@ func TestResourcePoliciesTakeTheAllowlistsReasons(t *testing.T) {
 	if fs := AllowlistFindings(allow, envs, nil); len(fs) > 0 {
 		t.Errorf("the allowlist refuses its external-access kind: %v", fs)
 	}
+}
+
+// resourceFindings are PS-IAM-004's findings for the variants, and the
+// snapshot's lines of what their resource policies give.
+func resourceFindings(t *testing.T, envs []env, allow *Allowlist) ([]Finding, []string) {
+	t.Helper()
+	resources, lines, err := resourceAccess(envs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	access := map[string]any{"resources": resources, "variants": variantNames(envs)}
+	fs := iamBookFindings(t, envs, map[string]any{"access": access, "allowlist": allowlistFacts(allow)})
+	return slices.DeleteFunc(fs, func(f Finding) bool { return f.ID != "PS-IAM-004" }), lines
 }

@@ -68,12 +68,10 @@ func WriteSARIF(w io.Writer, rules []Rule, findings []Finding) error {
 	return enc.Encode(log)
 }
 
-// AllRules are the book's rules and those still in Go, by ID.
+// AllRules are the book's rules and the engine's own (suppressionRule),
+// by ID.
 func (b *Book) AllRules() []Rule {
-	out := append([]Rule{}, b.Rules...)
-	for _, r := range goRules {
-		out = append(out, r)
-	}
+	out := append([]Rule{suppressionRule}, b.Rules...)
 	sortRules(out)
 	return out
 }

@@ -1,19 +1,15 @@
 package preflight
 
-// The stacks' rules, still in Go (legacy.go gives their IDs): the IAM
-// rules over the evaluator's answers (reach, the reviewed snapshot, trust,
-// resource policies). Their findings name a logical id of
-// the translated stack; place gives them the line in template.yaml or
-// pipeline/roles.yaml where a person edits it.
+// The stacks' part of the facts: each variant's translated stack
+// (input.stacks), the stateful reference (input.stateful) and the IAM
+// evaluator's answers beside the reviewed snapshot (input.access), made
+// once per content of the files they read.
 
 import (
 	"crypto/sha256"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -21,12 +17,11 @@ import (
 )
 
 // stackPart is what the stacks give Check: input.stacks, input.stateful
-// and input.access, and the findings of the stacks' rules still in Go.
+// and input.access.
 type stackPart struct {
 	facts    []any
 	stateful map[string]any
 	access   map[string]any
-	findings []Finding
 }
 
 // stackParts holds each stack part by the content of the files it reads
@@ -71,22 +66,15 @@ func readStacks(root string) (*stackPart, error) {
 	if err != nil {
 		return nil, err
 	}
-	allow, err := LoadAllowlist(filepath.Join(root, AllowlistFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		allow, err = &Allowlist{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", AllowlistFile, err)
-	}
 	stateful, err := statefulFacts(root)
 	if err != nil {
 		return nil, err
 	}
-	findings, access, err := checkStacks(root, envs, places, allow)
+	access, err := accessOf(root, envs)
 	if err != nil {
 		return nil, err
 	}
-	return &stackPart{facts: stacksFacts(envs, places), stateful: stateful, access: access, findings: findings}, nil
+	return &stackPart{facts: stacksFacts(envs, places), stateful: stateful, access: access}, nil
 }
 
 // loadStacks makes every variant of the repository at root concrete, and
@@ -107,54 +95,18 @@ func loadStacks(root string) ([]env, map[string]map[string]int, error) {
 	return envs, places, nil
 }
 
-// checkStacks applies the stacks' rules still in Go to the variants, and
-// answers the evaluator's access with the snapshot's (input.access).
-func checkStacks(root string, envs []env, places map[string]map[string]int, allow *Allowlist) ([]Finding, map[string]any, error) {
-	out, lines, err := effectiveAccess(envs, envs, allow)
+// accessOf is input.access: the evaluator's answers for the variants,
+// beside the reviewed snapshot.
+func accessOf(root string, envs []env) (map[string]any, error) {
+	lines, err := effectiveAccess(envs, envs)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	snapshot, err := readAccess(root)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w (make preflight-accept writes it)", err)
+		return nil, fmt.Errorf("%w (make preflight-accept writes it)", err)
 	}
-	trust, err := checkTrust(envs)
-	if err != nil {
-		return nil, nil, err
-	}
-	out = append(out, trust...)
-	for i := range out {
-		out[i] = place(out[i], places)
-	}
-	return out, accessFacts(snapshot, lines), nil
-}
-
-// The forms a stack's finding names its place in: "<LogicalId> (<file>,
-// <variant>)" and a file of tools/preflight (the IAM rules).
-var (
-	resourceWhere = regexp.MustCompile(`^(\S+) \((template\.yaml|pipeline/roles\.yaml), ([a-z]+)\)(.*)$`)
-	fileWhere     = regexp.MustCompile(`^(tools/preflight/[\w./]+)\s*(.*)$`)
-	logicalID     = regexp.MustCompile(`^[A-Za-z0-9]+`)
-)
-
-// place gives a stack's finding the file a person edits and the line of
-// the resource there: the longest logical id of the file that starts the
-// translated one (SAM names what it makes after its source: PlantsApi's
-// stage is PlantsApiprodStage).
-func place(f Finding, places map[string]map[string]int) Finding {
-	switch {
-	case resourceWhere.MatchString(f.Where):
-		m := resourceWhere.FindStringSubmatch(f.Where)
-		f.File, f.Where = m[2], m[1]+" ("+m[3]+")"+m[4]
-	case fileWhere.MatchString(f.Where):
-		m := fileWhere.FindStringSubmatch(f.Where)
-		f.File, f.Where = m[1], m[2]
-		return f
-	default:
-		f.File = "template.yaml"
-	}
-	_, f.Line = sourceOf(places[f.File], logicalID.FindString(f.Where))
-	return f
+	return accessFacts(snapshot, lines), nil
 }
 
 // sourceOf is the logical id of the file, and its line, that a translated

@@ -92,7 +92,7 @@ func suppress(root string, findings []Finding, allow *Allowlist) ([]Finding, err
 			out = append(out, f)
 		}
 	}
-	book := goRules[ruleSuppression]
+	book := suppressionRule
 	for _, ig := range igs {
 		switch {
 		case ig.reason == "":
@@ -110,3 +110,10 @@ func suppress(root string, findings []Finding, allow *Allowlist) ([]Finding, err
 	}
 	return out, nil
 }
+
+// suppressionRule is the one rule of the engine itself, not of the book:
+// it judges the acceptances, after every rule has spoken.
+var suppressionRule = Rule{ID: "PS-BOOK-001", Title: "Every acceptance has a reason and still matches", File: "suppress.go",
+	Danger: "an acceptance without a reason hides a finding nobody explained; one that matches nothing any more would silently accept the next finding of its kind.",
+	Fix:    "give the reason, or remove the acceptance",
+	Source: "https://docs.zizmor.sh/usage/#ignoring-results"}

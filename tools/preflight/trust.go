@@ -1,11 +1,9 @@
 package preflight
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/plantstore/plantstore/tools/iameval"
 )
@@ -25,7 +23,8 @@ import (
 // other identity providers; each with the keys IAM sets from who it is
 // (identityOf). The rule of conditions (conditions.go) adds the principals
 // the trust policy names and, where it has conditions, every context of
-// every outsider that its condition keys could match.
+// every outsider that its condition keys could match. The answers are
+// facts (trustFacts); PS-IAM-003, rules/iam/trust.rego, judges them.
 
 // assumer is the principal a role is for, with the action it calls and the
 // context its request carries.
@@ -68,58 +67,47 @@ var serviceUses = []struct{ typ, property, service string }{
 	{"AWS::ApiGateway::Account", "CloudWatchRoleArn", "apigateway.amazonaws.com"},
 }
 
-// trustedRole is a role with the stack it belongs to and its assumer.
+// trustedRole is a role with the stack it belongs to, the services and
+// principals that use it, and its assumer (when one alone does).
 type trustedRole struct {
-	where string // "<variant> <template> <LogicalId>"
+	variant, id, file string
 	role
+	users   []string
 	assumer assumer
 }
 
-// rolesOf lists every role of the variant's stacks with its intended
-// assumer; a role whose assumer cannot be told is a finding.
-func rolesOf(e env) ([]trustedRole, []Finding, error) {
+// rolesOf lists every role of the variant's stacks with who uses it.
+func rolesOf(e env) ([]trustedRole, error) {
 	var out []trustedRole
-	var findings []Finding
 	placed, err := e.roles()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for _, pr := range placed {
 		r, ro, id := pr.stack, pr.role, pr.id
-		tr := trustedRole{where: pr.where, role: ro}
-		var users []string
+		tr := trustedRole{variant: e.name, id: id, file: fileOf(e, r), role: ro, users: []string{}}
 		if r == e.pipeline {
 			if f, ok := pipelineAssumers[id]; ok {
 				tr.assumer = f(e)
-				users = append(users, tr.assumer.principal)
+				tr.users = append(tr.users, tr.assumer.principal)
 			}
 		} else {
 			for _, use := range serviceUses {
 				for _, res := range r.ResourcesOfType(use.typ) {
 					p, err := r.Properties(res)
 					if err != nil {
-						return nil, nil, err
+						return nil, err
 					}
-					if p[use.property] == ro.arn && !slices.Contains(users, use.service) {
-						users = append(users, use.service)
+					if p[use.property] == ro.arn && !slices.Contains(tr.users, use.service) {
+						tr.users = append(tr.users, use.service)
 						tr.assumer = assumer{principal: use.service, action: "sts:AssumeRole"}
 					}
 				}
 			}
 		}
-		switch len(users) {
-		case 0:
-			findings = append(findings, Finding{ID: idTrust, Where: tr.where, Rule: "no rule says who assumes this role",
-				Fix: "use it as a function's Role, a deployment group's ServiceRoleArn or the API Gateway account's CloudWatchRoleArn, or (pipeline/roles.yaml) add it to pipelineAssumers in tools/preflight/trust.go"})
-			continue
-		case 1:
-		default:
-			findings = append(findings, Finding{ID: idTrust, Where: tr.where, Rule: fmt.Sprintf("one role is used by %s", strings.Join(users, " and ")), Fix: "give each service a role of its own"})
-			continue
-		}
 		out = append(out, tr)
 	}
-	return out, findings, nil
+	return out, nil
 }
 
 // outsiders are the requests that must not assume role tr: every STS action
@@ -130,7 +118,6 @@ func outsiders(tr trustedRole, services []string, stsActions []string) []iameval
 		principal string
 		context   map[string]any
 		identity  []any
-		deputy    bool // the intended service on another account's behalf
 	}
 	var callers []caller
 	seen := map[string]bool{}
@@ -162,7 +149,7 @@ func outsiders(tr trustedRole, services []string, stsActions []string) []iameval
 	// A service on another account's behalf (the confused deputy), where the
 	// role's assumer is asked with aws:SourceAccount.
 	if _, ok := tr.assumer.context["aws:SourceAccount"]; ok {
-		callers = append(callers, caller{principal: tr.assumer.principal, context: withIdentity(tr.assumer.principal, map[string]any{"aws:SourceAccount": otherAccount}), deputy: true})
+		callers = append(callers, caller{principal: tr.assumer.principal, context: withIdentity(tr.assumer.principal, map[string]any{"aws:SourceAccount": otherAccount})})
 	}
 	callers = append(callers,
 		caller{principal: iam(otherAccount, "oidc-provider/"+githubIssuer), context: map[string]any{githubSub: fmt.Sprintf("repo:%s/%s:environment:dev", owner, repo), githubAud: "sts.amazonaws.com"}},
@@ -176,21 +163,11 @@ func outsiders(tr trustedRole, services []string, stsActions []string) []iameval
 	var qs []iameval.Question
 	for _, c := range callers {
 		for _, action := range stsActions {
-			if c.principal == tr.assumer.principal && action == tr.assumer.action && !c.deputy &&
-				(!strings.HasPrefix(c.principal, "arn:") || sameContext(c.context, tr.assumer.context)) {
-				continue
-			}
 			qs = append(qs, iameval.Question{Principal: c.principal, Action: action, Resource: tr.arn, Account: account,
 				Context: c.context, IdentityPolicies: c.identity, ResourcePolicy: tr.trust, Trust: true})
 		}
 	}
 	return qs
-}
-
-func sameContext(a, b map[string]any) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return string(x) == string(y)
 }
 
 // trustActions are the actions of STS whose resource is a role.
@@ -207,8 +184,14 @@ func trustActions(data map[string][]iameval.Action) []string {
 	return out
 }
 
-// checkTrust applies the rule of trust to every role of the variants.
-func checkTrust(envs []env) ([]Finding, error) {
+// trustFacts are input.access.roles: each role of the variants, who uses
+// it, and, for a role one principal uses, the evaluator's answer to that
+// principal's request and every answer that admits (or that the evaluator
+// could not read) a request of every other principal, action and context
+// asked: the trust rule's outsiders, and the rule of conditions' neighbours
+// of the principals the trust policy names and of its condition keys.
+// PS-IAM-003 (rules/iam/trust.rego) judges which is the intended request.
+func trustFacts(envs []env) ([]any, error) {
 	services, err := iameval.Services()
 	if err != nil {
 		return nil, err
@@ -221,57 +204,44 @@ func checkTrust(envs []env) ([]Finding, error) {
 	if len(acts) == 0 {
 		return nil, fmt.Errorf("the evaluator's data names no STS action on a role")
 	}
-	var findings []Finding
 	type asked struct {
-		tr        trustedRole
-		intended  int
-		outsiders []int
+		tr       trustedRole
+		intended int
+		others   []int
 	}
 	var all []iameval.Question
 	var roles []asked
-	// One question per distinct (trust policy, request): roles of the
-	// variants share most of their trust policies.
-	// A question's key is its trust policy's (encoded once a role, not once
-	// a question) and the rest of it.
-	index := map[string]int{}
-	policies := map[string]string{} // trust policy -> its encoding, by its role
-	add := func(q iameval.Question, role string) int {
-		doc, ok := policies[role]
-		if !ok {
-			raw, _ := json.Marshal(q.ResourcePolicy)
-			doc = string(raw)
-			policies[role] = doc
-		}
-		rest := q
-		rest.ResourcePolicy = nil
-		raw, _ := json.Marshal(rest)
-		key := doc + string(raw)
-		if i, ok := index[key]; ok {
-			return i
-		}
-		index[key] = len(all)
+	// Roles of the variants share most of their trust policies: asked of
+	// one role ARN, their questions are alike, and Ask puts each once.
+	add := func(q iameval.Question) int {
 		all = append(all, q)
 		return len(all) - 1
 	}
 	const trusted = "arn:aws:iam::" + account + ":role/trusted" // the same trust policy asks the same questions
+	var out []any
+	var unused []trustedRole
 	for _, e := range envs {
-		trs, fs, err := rolesOf(e)
+		trs, err := rolesOf(e)
 		if err != nil {
 			return nil, err
 		}
-		findings = append(findings, fs...)
 		for _, tr := range trs {
+			if len(tr.users) != 1 {
+				unused = append(unused, tr)
+				continue
+			}
 			a := asked{tr: tr}
-			arn := tr.arn
 			tr.arn = trusted
 			a.intended = add(iameval.Question{Principal: tr.assumer.principal, Action: tr.assumer.action, Resource: tr.arn, Account: account,
-				Context: tr.assumer.context, ResourcePolicy: tr.trust, Trust: true}, a.tr.where)
+				Context: tr.assumer.context, ResourcePolicy: tr.trust, Trust: true})
 			for _, q := range outsiders(tr, services, acts) {
-				a.outsiders = append(a.outsiders, add(q, a.tr.where))
+				a.others = append(a.others, add(q))
 			}
-			tr.arn = arn
 			roles = append(roles, a)
 		}
+	}
+	for _, tr := range unused {
+		out = append(out, map[string]any{"variant": tr.variant, "id": tr.id, "file": tr.file, "users": tr.users})
 	}
 	// The rule of conditions (conditions.go): each trust policy is asked by
 	// the principals it names and, where it has conditions, by every
@@ -285,16 +255,13 @@ func checkTrust(envs []env) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	byCondition := map[int]string{} // a neighbour's question -> who asked, with the keys it brought
+	brought := map[int][2]string{} // a neighbour's question -> who asked, and the keys it brought
 	for i, reqs := range second {
 		for _, r := range reqs {
-			if r.q.Principal == roles[i].tr.assumer.principal && r.q.Action == roles[i].tr.assumer.action && holds(r.q.Context, roles[i].tr.assumer.context) {
-				continue
-			}
-			n := add(r.q, roles[i].tr.where)
-			roles[i].outsiders = append(roles[i].outsiders, n)
+			n := add(r.q)
+			roles[i].others = append(roles[i].others, n)
 			if c := chosen(r.actor, r.q.ResourcePolicy, r.q.Context); c != "" {
-				byCondition[n] = r.actor.label() + " (" + c + ")"
+				brought[n] = [2]string{r.actor.label(), c}
 			}
 		}
 	}
@@ -303,68 +270,18 @@ func checkTrust(envs []env) ([]Finding, error) {
 		return nil, err
 	}
 	for _, a := range roles {
-		if ans := answers[a.intended]; !ans.Allowed() {
-			findings = append(findings, Finding{ID: idTrust, Where: a.tr.where, Rule: fmt.Sprintf("its trust policy does not let %s call %s (the evaluator: %s %s)", a.tr.assumer.principal, a.tr.assumer.action, ans.Result, ans.Error),
-				Fix: "allow exactly that principal and action in AssumeRolePolicyDocument"})
-		}
-		// Who is admitted, one principal (with its actions) at a time: the
-		// intended principal's other actions first, then accounts' principals,
-		// web identities and services, in the order they were asked.
-		var order []string
-		actions := map[string][]string{}
-		conditional := false
-		for _, i := range a.outsiders {
-			ans := answers[i]
-			if !ans.Allowed() && ans.Result != "Error" {
-				continue
-			}
-			q := all[i]
-			who := q.Principal
-			if c, ok := byCondition[i]; ok {
-				who, conditional = c, true
-			} else if sub, ok := q.Context[githubSub]; ok {
-				who += fmt.Sprintf(" (sub %v, aud %v)", sub, q.Context[githubAud])
-			} else if src, ok := q.Context["aws:SourceAccount"]; ok && src != account {
-				who += fmt.Sprintf(" (for account %v)", src)
-			}
-			if ans.Result == "Error" {
-				who += " [the evaluator could not read the policy: " + ans.Error + "]"
-			}
-			if _, ok := actions[who]; !ok {
-				order = append(order, who)
-			}
-			if !slices.Contains(actions[who], q.Action) {
-				actions[who] = append(actions[who], q.Action)
+		admitted := []any{}
+		for _, i := range a.others {
+			if ans := answers[i]; ans.Allowed() || ans.Result == "Error" {
+				q := all[i]
+				admitted = append(admitted, map[string]any{"n": i, "principal": q.Principal, "action": q.Action, "context": q.Context,
+					"result": ans.Result, "error": ans.Error, "actor": brought[i][0], "brought": brought[i][1]})
 			}
 		}
-		if len(order) == 0 {
-			continue
-		}
-		rank := func(who string) int {
-			switch {
-			case who == a.tr.assumer.principal:
-				return 0
-			case strings.Contains(who, ":iam::") && !strings.Contains(who, "-provider/"), strings.Contains(who, ":sts::"):
-				return 1
-			case strings.Contains(who, "(sub "), strings.Contains(who, "-provider/"):
-				return 2
-			}
-			return 3
-		}
-		sort.SliceStable(order, func(i, j int) bool { return rank(order[i]) < rank(order[j]) })
-		var shown []string
-		for _, who := range order[:min(4, len(order))] {
-			shown = append(shown, fmt.Sprintf("%s (%s)", who, strings.Join(actions[who], ", ")))
-		}
-		more := ""
-		if len(order) > 4 {
-			more = fmt.Sprintf(" and %d more principals", len(order)-4)
-		}
-		fix := "remove the statement (or the principal, action or condition) that admits them from AssumeRolePolicyDocument"
-		if conditional {
-			fix = conditionFix
-		}
-		findings = append(findings, Finding{ID: idTrust, Where: a.tr.where, Rule: fmt.Sprintf("its trust policy admits %s%s; only %s may assume it, with %s", strings.Join(shown, ", "), more, a.tr.assumer.principal, a.tr.assumer.action), Fix: fix})
+		intended := answers[a.intended]
+		out = append(out, map[string]any{"variant": a.tr.variant, "id": a.tr.id, "file": a.tr.file, "users": a.tr.users,
+			"assumer":  map[string]any{"principal": a.tr.assumer.principal, "action": a.tr.assumer.action, "context": a.tr.assumer.context},
+			"intended": map[string]any{"result": intended.Result, "error": intended.Error}, "admitted": admitted, "account": account})
 	}
-	return findings, nil
+	return out, nil
 }

@@ -8,12 +8,22 @@
 #   fix: if it is meant, run make preflight-accept and commit the snapshot's diff for review; else narrow the policy
 package preflight.rules.reviewed_access
 
+import data.preflight.rules.reach
+import data.preflight.rules.resource_policy
+
 # input.access: the requests the IAM evaluator allows now (granted) and
 # those of the reviewed snapshot (reviewed), each
-# "<variant> <role or boundary> <action> <resource>".
-granted := {l | some l in input.access.granted}
+# "<variant> <role or boundary> <action> <resource>". A service of a role
+# or boundary that PS-IAM-001 refuses (it reaches outside its stacks) is
+# that rule's one finding: its access within its stacks waits for the fix;
+# so is an outsider's access that PS-IAM-004 refuses.
+granted := {l | some l in input.access.granted; not left(l)}
 
-reviewed := {l | some l in input.access.reviewed}
+reviewed := {l | some l in input.access.reviewed; not left(l)}
+
+left(l) if sprintf("%s %s", [key(l), split(split(l, " ")[2], ":")[0]]) in reach.refused
+
+left(l) if l in resource_policy.refused
 
 added := sort(granted - reviewed)
 

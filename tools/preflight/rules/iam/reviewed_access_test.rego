@@ -24,3 +24,11 @@ test_refuses_access_gone_but_in_the_snapshot if {
 test_passes_the_reviewed_access if {
 	count(reviewed_access.deny) == 0 with input as access(reviewed, reviewed)
 }
+
+test_passes_what_reach_refuses if {
+	count(reviewed_access.deny) == 0 with input as {"access": {
+		"file": "tools/preflight/testdata/access.txt", "granted": array.concat(reviewed, ["dev CreatePlantRole sqs:SendMessage this:new:queue", "dev CreatePlantRole sqs:SendMessage other-env:plant-store-prod:new:queue"]), "reviewed": reviewed,
+		"reach": [{"subject": "dev CreatePlantRole", "action": "sqs:SendMessage", "level": "Write", "target": "other-env:plant-store-prod:new:queue", "arn": "arn:aws:sqs:eu-west-1:123456789012:plant-store-prod-NewQueueName", "when": ""}],
+		"subjects": [{"name": "dev CreatePlantRole", "variant": "dev", "id": "CreatePlantRole", "file": "template.yaml", "statements": [], "unknown_services": []}],
+	}}
+}
