@@ -17,13 +17,18 @@ import data.preflight.rules.resource_policy
 # or boundary that PS-IAM-001 refuses (it reaches outside its stacks) is
 # that rule's one finding: its access within its stacks waits for the fix;
 # so is an outsider's access that PS-IAM-004 refuses.
-granted := {l | some l in input.access.granted; not left(l)}
+granted := ({l | some l in input.access.granted} - left(input.access.granted)) - resource_policy.refused
 
-reviewed := {l | some l in input.access.reviewed; not left(l)}
+reviewed := ({l | some l in input.access.reviewed} - left(input.access.reviewed)) - resource_policy.refused
 
-left(l) if sprintf("%s %s", [key(l), split(split(l, " ")[2], ":")[0]]) in reach.refused
-
-left(l) if l in resource_policy.refused
+# left are the lines of a refused "<variant> <subject> <service>": those
+# that start "<variant> <subject> <service>:" (few refusals, many lines).
+left(lines) := {l |
+	some k in reach.refused
+	prefix := concat("", [k, ":"])
+	some l in lines
+	startswith(l, prefix)
+}
 
 added := sort(granted - reviewed)
 
