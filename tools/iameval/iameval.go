@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -88,6 +89,7 @@ type evaluator struct {
 
 	mu      sync.Mutex
 	known   map[toolcache.Key][]byte        // answers (to questions and data requests), as the evaluator gave them
+	parsed  map[toolcache.Key]Answer        // the answers to questions already read: a copy asks thousands again
 	pending map[toolcache.Key]chan struct{} // closed when the key is known
 	failed  error                           // a worker's failure, for every later question
 }
@@ -133,7 +135,7 @@ func newEvaluator(root string, cache *toolcache.Cache, workers int) (*evaluator,
 	if err != nil {
 		return nil, err
 	}
-	return &evaluator{root: root, cache: cache, jobs: make(chan evalJob), workers: workers, known: known, pending: map[toolcache.Key]chan struct{}{}}, nil
+	return &evaluator{root: root, cache: cache, jobs: make(chan evalJob), workers: workers, known: known, parsed: map[toolcache.Key]Answer{}, pending: map[toolcache.Key]chan struct{}{}}, nil
 }
 
 // encoder gives questions their keys and wire form. A role's policies are
@@ -413,9 +415,15 @@ func (ev *evaluator) ask(questions []Question) ([]Answer, error) {
 		return nil, ev.failed
 	}
 	for i, k := range keys {
-		if err := json.Unmarshal(ev.known[k], &answers[i]); err != nil {
-			return nil, fmt.Errorf("the IAM evaluator's answer to %s: %v", questions[i].Describe(), err)
+		a, ok := ev.parsed[k]
+		if !ok {
+			if err := json.Unmarshal(ev.known[k], &a); err != nil {
+				return nil, fmt.Errorf("the IAM evaluator's answer to %s: %v", questions[i].Describe(), err)
+			}
+			ev.parsed[k] = a
 		}
+		answers[i] = a
+		answers[i].IgnoredContextKeys = slices.Clone(a.IgnoredContextKeys)
 		answers[i].ID = questions[i].ID
 		if answers[i].ID == "" {
 			answers[i].ID = fmt.Sprint(i)
