@@ -13,14 +13,7 @@ type guardEdit struct {
 	file         string // relative to the repository root
 	edit         textEdit
 	rule         string
-	job          jobRun
 }
-
-// jobRun says how an edit is checked: by the files alone (the rules read
-// CI's job from them; none runs it).
-type jobRun int
-
-const filesOnly jobRun = iota
 
 // checkGuardEdits applies each edit to a copy of the repository that
 // newCopy makes, and runs check on the copy.

@@ -19,19 +19,19 @@ func lifetimeEdits() []guardEdit {
 	)
 	return []guardEdit{
 		{"a twelve-hour prod session", "prod's reviewer approved late and the session ran out mid-deploy",
-			".github/workflows/deploy.yml", replaceOnce(prodSession, prodSession+"          role-duration-seconds: 43200\n"), "PS-LIFE-002", filesOnly},
+			".github/workflows/deploy.yml", replaceOnce(prodSession, prodSession+"          role-duration-seconds: 43200\n"), "PS-LIFE-002"},
 		{"a fifteen-minute dev session", "least privilege in time: dev's deploy needs minutes",
-			".github/workflows/deploy.yml", replaceOnce(devSession, devSession+"          role-duration-seconds: 900\n"), "PS-LIFE-002", filesOnly},
+			".github/workflows/deploy.yml", replaceOnce(devSession, devSession+"          role-duration-seconds: 900\n"), "PS-LIFE-002"},
 		{"the deploy role's sessions for twelve hours", "let the prod job's longer session through IAM",
-			"pipeline/roles.yaml", replaceOnce("      MaxSessionDuration: 3600\n", "      MaxSessionDuration: 43200\n"), "PS-LIFE-001", filesOnly},
+			"pipeline/roles.yaml", replaceOnce("      MaxSessionDuration: 3600\n", "      MaxSessionDuration: 43200\n"), "PS-LIFE-001"},
 		{"the build kept a day", "artifact storage is billed; nobody reads the tar after the run",
-			".github/workflows/deploy.yml", replaceOnce(retention, "          retention-days: 1\n"), "PS-LIFE-004", filesOnly},
+			".github/workflows/deploy.yml", replaceOnce(retention, "          retention-days: 1\n"), "PS-LIFE-004"},
 		{"the build kept by the repository's default", "let the repository's setting decide, as for every other artifact",
-			".github/workflows/deploy.yml", replaceOnce(retention, ""), "PS-LIFE-004", filesOnly},
+			".github/workflows/deploy.yml", replaceOnce(retention, ""), "PS-LIFE-004"},
 		{"day-long access tokens", "token requests are billed per request: let partners cache a token for a day",
-			"template.yaml", replaceOnce(tokenUnits, "      AccessTokenValidity: 24\n      TokenValidityUnits:\n        AccessToken: hours\n"), "PS-LIFE-003", filesOnly},
+			"template.yaml", replaceOnce(tokenUnits, "      AccessTokenValidity: 24\n      TokenValidityUnits:\n        AccessToken: hours\n"), "PS-LIFE-003"},
 		{"the build kept two weeks (safe)", "a reviewer on holiday for a week still finds the build",
-			".github/workflows/deploy.yml", replaceOnce(retention, "          retention-days: 14\n"), "", filesOnly},
+			".github/workflows/deploy.yml", replaceOnce(retention, "          retention-days: 14\n"), ""},
 	}
 }
 

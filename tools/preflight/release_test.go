@@ -22,19 +22,19 @@ func releaseEdits() []guardEdit {
 	)
 	return []guardEdit{
 		{"prod releases all at once", "a hotfix should not wait for the canary's five minutes",
-			"samconfig.toml", replaceOnce(prodOverridesLine, strings.Replace(prodOverridesLine, "Canary10Percent5Minutes", "AllAtOnce", 1)), "PS-REL-001", filesOnly},
+			"samconfig.toml", replaceOnce(prodOverridesLine, strings.Replace(prodOverridesLine, "Canary10Percent5Minutes", "AllAtOnce", 1)), "PS-REL-001"},
 		{"createplant's release without rollback alarms", "a flaky minute of 5xx rolled a good release back twice; watch the dashboard instead",
-			"template.yaml", replaceOnce(rollbackAlarms, ""), "PS-REL-002", filesOnly},
+			"template.yaml", replaceOnce(rollbackAlarms, ""), "PS-REL-002"},
 		{"the release alarm on the error rate", "alarm on the share of 5xx, not a count, so that busy hours do not roll back",
-			"template.yaml", replaceOnce(releaseStat, strings.Replace(releaseStat, "Sum", "Average", 1)), "PS-REL-003", filesOnly},
+			"template.yaml", replaceOnce(releaseStat, strings.Replace(releaseStat, "Sum", "Average", 1)), "PS-REL-003"},
 		{"the alias errors alarm over an hour", "one crash is noise: look at a whole hour before rolling back",
-			"template.yaml", replaceOnce(aliasPeriod, strings.Replace(aliasPeriod, "60", "3600", 1)), "PS-REL-004", filesOnly},
+			"template.yaml", replaceOnce(aliasPeriod, strings.Replace(aliasPeriod, "60", "3600", 1)), "PS-REL-004"},
 		{"AWS's common rules only count in prod", "the common rule set blocked a partner's uploads; count first, block later",
-			"template.yaml", replaceOnce(commonGroup, strings.Replace(commonGroup, "None", "Count", 1)), "PS-REL-006", filesOnly},
+			"template.yaml", replaceOnce(commonGroup, strings.Replace(commonGroup, "None", "Count", 1)), "PS-REL-006"},
 		{"prod's throttle lifted for a launch", "launch day: nobody should see a 429",
-			"samconfig.toml", replaceOnce(prodOverridesLine, prodOverridesLine+"ThrottlingRateLimit=20000 ThrottlingBurstLimit=10000 "), "PS-REL-007", filesOnly},
+			"samconfig.toml", replaceOnce(prodOverridesLine, prodOverridesLine+"ThrottlingRateLimit=20000 ThrottlingBurstLimit=10000 "), "PS-REL-007"},
 		{"a slower release and more headroom (safe)", "a launch: release in ten steps and let the stage take 500 a second",
-			"samconfig.toml", replaceOnce(prodOverridesLine, strings.Replace(prodOverridesLine, "Canary10Percent5Minutes", "Linear10PercentEvery1Minute", 1)+"ThrottlingRateLimit=500 ThrottlingBurstLimit=1000 "), "", filesOnly},
+			"samconfig.toml", replaceOnce(prodOverridesLine, strings.Replace(prodOverridesLine, "Canary10Percent5Minutes", "Linear10PercentEvery1Minute", 1)+"ThrottlingRateLimit=500 ThrottlingBurstLimit=1000 "), ""},
 	}
 }
 

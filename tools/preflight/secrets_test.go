@@ -20,17 +20,17 @@ func secretEdits() []guardEdit {
 	}
 	return []guardEdit{
 		{"the app client's secret as an output", "partners read the client's id and secret from the stack's outputs",
-			"template.yaml", replaceOnce(clientID, "  ClientSecret:\n    Condition: UseCognito\n    Description: App client secret\n    Value: !GetAtt UserPoolClient.ClientSecret\n"+clientID), "PS-SEC-001", filesOnly},
+			"template.yaml", replaceOnce(clientID, "  ClientSecret:\n    Condition: UseCognito\n    Description: App client secret\n    Value: !GetAtt UserPoolClient.ClientSecret\n"+clientID), "PS-SEC-001"},
 		{"a token parameter without NoEcho", "the alerts' Slack webhook token, given per environment",
-			"template.yaml", param("AlertWebhookToken", ""), "PS-SEC-002", filesOnly},
+			"template.yaml", param("AlertWebhookToken", ""), "PS-SEC-002"},
 		{"the client secret in the hook's environment", "save the hook its describe-user-pool-client call",
-			"template.yaml", replaceOnce(hookClient, hookClient+"          COGNITO_CLIENT_SECRET: !If [UseCognito, !GetAtt UserPoolClient.ClientSecret, '']\n"), "PS-SEC-003", filesOnly},
+			"template.yaml", replaceOnce(hookClient, hookClient+"          COGNITO_CLIENT_SECRET: !If [UseCognito, !GetAtt UserPoolClient.ClientSecret, '']\n"), "PS-SEC-003"},
 		{"a Secrets Manager value resolved into createplant's environment", "createplant calls a partner: resolve its key at deploy, no SDK call at run time",
-			"template.yaml", replaceOnce(createPlant, createPlant+"          PARTNER_API_KEY: '{{resolve:secretsmanager:plantstore/partner:SecretString:apiKey}}'\n"), "PS-SEC-003", filesOnly},
+			"template.yaml", replaceOnce(createPlant, createPlant+"          PARTNER_API_KEY: '{{resolve:secretsmanager:plantstore/partner:SecretString:apiKey}}'\n"), "PS-SEC-003"},
 		{"a NoEcho parameter in createplant's environment", "the partner's key, hidden in the console, handed to createplant",
-			"template.yaml", then(param("PartnerApiKey", "    NoEcho: true\n"), replaceOnce(createPlant, createPlant+"          PARTNER_API_KEY: !Ref PartnerApiKey\n")), "PS-SEC-003", filesOnly},
+			"template.yaml", then(param("PartnerApiKey", "    NoEcho: true\n"), replaceOnce(createPlant, createPlant+"          PARTNER_API_KEY: !Ref PartnerApiKey\n")), "PS-SEC-003"},
 		{"the secret's name in createplant's environment (safe)", "createplant reads the partner's key from Secrets Manager at run time",
-			"template.yaml", then(param("PartnerApiKeySecretName", ""), replaceOnce(createPlant, createPlant+"          PARTNER_API_KEY_SECRET_NAME: !Ref PartnerApiKeySecretName\n")), "", filesOnly},
+			"template.yaml", then(param("PartnerApiKeySecretName", ""), replaceOnce(createPlant, createPlant+"          PARTNER_API_KEY_SECRET_NAME: !Ref PartnerApiKeySecretName\n")), ""},
 	}
 }
 

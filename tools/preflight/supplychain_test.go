@@ -13,27 +13,27 @@ func supplyEdits() []guardEdit {
 	appendLine := func(l string) textEdit { return func(s string) string { return s + l + "\n" } }
 	return []guardEdit{
 		{"staticcheck at latest from ci.yml's env", "CI should lint with the newest staticcheck checks; the Makefile's pin is for laptops",
-			".github/workflows/ci.yml", replaceOnce(ciRunStep, ciRunStep+"          STATICCHECK_VERSION: latest\n"), "PS-SUP-015", filesOnly},
+			".github/workflows/ci.yml", replaceOnce(ciRunStep, ciRunStep+"          STATICCHECK_VERSION: latest\n"), "PS-SUP-015"},
 		{"an extra index for the team's mirror", "PyPI was down during a release; our mirror is the fallback",
-			".github/requirements.txt", replaceOnce("moto[server]==5.2.1", "--extra-index-url https://pypi.internal.example.com/simple\nmoto[server]==5.2.1"), "PS-SUP-010", filesOnly},
+			".github/requirements.txt", replaceOnce("moto[server]==5.2.1", "--extra-index-url https://pypi.internal.example.com/simple\nmoto[server]==5.2.1"), "PS-SUP-010"},
 		{"GOFLAGS=-mod=mod in the Makefile", "dependabot's bumps leave go.sum short; let go fill it in",
-			"Makefile", replaceOnce("GO        ?= go\n", "GO        ?= go\nexport GOFLAGS := -mod=mod\n"), "PS-SUP-016", filesOnly},
+			"Makefile", replaceOnce("GO        ?= go\n", "GO        ?= go\nexport GOFLAGS := -mod=mod\n"), "PS-SUP-016"},
 		{"GONOSUMDB for a fork in .ci/run", "we build against our fork of aws-lambda-go, which sum.golang.org does not know",
-			".ci/run", replaceOnce("make lint\n", "export GONOSUMDB=github.com/plantstore/*\nmake lint\n"), "PS-SUP-016", filesOnly},
+			".ci/run", replaceOnce("make lint\n", "export GONOSUMDB=github.com/plantstore/*\nmake lint\n"), "PS-SUP-016"},
 		{"go-version: stable in ci.yml", "test on the newest Go as soon as it ships",
-			".github/workflows/ci.yml", replaceOnce("          go-version-file: go.mod\n", "          go-version: stable\n"), "PS-SUP-017", filesOnly},
+			".github/workflows/ci.yml", replaceOnce("          go-version-file: go.mod\n", "          go-version: stable\n"), "PS-SUP-017"},
 		{"classic-level's install script approved by name", "silence npm's install-scripts warning on every npm ci",
-			"package.json", replaceOnce("  \"devDependencies\": {", "  \"allowScripts\": {\n    \"classic-level\": true\n  },\n  \"devDependencies\": {"), "PS-SUP-014", filesOnly},
+			"package.json", replaceOnce("  \"devDependencies\": {", "  \"allowScripts\": {\n    \"classic-level\": true\n  },\n  \"devDependencies\": {"), "PS-SUP-014"},
 		{"dynalite from its GitHub main", "the fix for the emulator's TTL bug is merged but not released",
-			"package.json", replaceOnce(`"dynalite": "4.0.0"`, `"dynalite": "github:architect/dynalite#main"`), "PS-SUP-013", filesOnly},
+			"package.json", replaceOnce(`"dynalite": "4.0.0"`, `"dynalite": "github:architect/dynalite#main"`), "PS-SUP-013"},
 		{"a lockfile entry from a fork's tarball", "take the patched dynalite from our fork until upstream releases",
-			"package-lock.json", replaceOnce("    \"node_modules/dynalite\": {\n      \"version\": \"4.0.0\",\n", "    \"node_modules/dynalite\": {\n      \"version\": \"4.0.0\",\n      \"resolved\": \"https://github.com/plantstore/dynalite/archive/refs/heads/ttl.tar.gz\",\n"), "PS-SUP-012", filesOnly},
+			"package-lock.json", replaceOnce("    \"node_modules/dynalite\": {\n      \"version\": \"4.0.0\",\n", "    \"node_modules/dynalite\": {\n      \"version\": \"4.0.0\",\n      \"resolved\": \"https://github.com/plantstore/dynalite/archive/refs/heads/ttl.tar.gz\",\n"), "PS-SUP-012"},
 		{"npm's registry set to a mirror", "the company proxy caches npm and is faster in CI",
-			".npmrc", appendLine("registry=https://npm.internal.example.com/"), "PS-SUP-011", filesOnly},
+			".npmrc", appendLine("registry=https://npm.internal.example.com/"), "PS-SUP-011"},
 		{"a pinned bump and newer toolchain lines (safe)", "a new staticcheck in the Makefile itself, Python 3.12 and Node 22 in CI",
 			".github/workflows/ci.yml", allEdits(
 				replaceOnce("          python-version: '3.11'\n", "          python-version: '3.12'\n"),
-				replaceOnce("          node-version: '20'\n", "          node-version: '22'\n")), "", filesOnly},
+				replaceOnce("          node-version: '20'\n", "          node-version: '22'\n")), ""},
 	}
 }
 
