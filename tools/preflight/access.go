@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/plantstore/plantstore/samlocal/samtemplate"
 	"github.com/plantstore/plantstore/tools/iameval"
@@ -207,13 +208,25 @@ func arnPatterns(a iameval.Action) []*regexp.Regexp {
 		if rt.ARN == "" {
 			continue
 		}
-		parts := arnVariable.Split(rt.ARN, -1)
-		for i := range parts {
-			parts[i] = regexp.QuoteMeta(parts[i])
-		}
-		res = append(res, regexp.MustCompile("^"+strings.Join(parts, "[^:]+")+"$"))
+		res = append(res, arnPattern(rt.ARN))
 	}
 	return res
+}
+
+// arnPatternOf holds each resource type's pattern, compiled once: the
+// questions of every stack part match thousands of ARNs against them.
+var arnPatternOf sync.Map // ARN form -> *regexp.Regexp
+
+func arnPattern(form string) *regexp.Regexp {
+	if re, ok := arnPatternOf.Load(form); ok {
+		return re.(*regexp.Regexp)
+	}
+	parts := arnVariable.Split(form, -1)
+	for i := range parts {
+		parts[i] = regexp.QuoteMeta(parts[i])
+	}
+	re, _ := arnPatternOf.LoadOrStore(form, regexp.MustCompile("^"+strings.Join(parts, "[^:]+")+"$"))
+	return re.(*regexp.Regexp)
 }
 
 // matcher says whether an ARN is of one of the action's resource types.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // Check applies the rule book to the repository at root, and answers its findings after the suppressions
@@ -30,7 +32,11 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	facts["access"] = stacks.access
 	facts["allowlist"] = allowlistFacts(allow)
 	facts["allowlist_entries"] = allowlistEntries(allow)
-	out, err := b.Eval(ctx, facts)
+	in, err := inputOf(facts, stacks)
+	if err != nil {
+		return nil, err
+	}
+	out, err := b.evalValue(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -40,4 +46,25 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	}
 	sortFindings(out)
 	return out, nil
+}
+
+// inputOf is the rule book's input: facts in OPA's form, the stack part's
+// converted once for every Check that shares it (most of the input, and of
+// its conversion's time, is the translated stacks).
+func inputOf(facts map[string]any, stacks *stackPart) (ast.Value, error) {
+	shared, err := stacks.values()
+	if err != nil {
+		return nil, err
+	}
+	in := ast.NewObject()
+	for k, v := range facts {
+		val, ok := shared[k]
+		if !ok {
+			if val, err = ast.InterfaceToValue(v); err != nil {
+				return nil, fmt.Errorf("the rule book's input %s: %w", k, err)
+			}
+		}
+		in.Insert(ast.StringTerm(k), ast.NewTerm(val))
+	}
+	return in, nil
 }

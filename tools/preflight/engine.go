@@ -133,7 +133,16 @@ func ruleOf(m *ast.Module, file, pkg string) (Rule, error) {
 
 // Eval applies every rule to the facts.
 func (b *Book) Eval(ctx context.Context, facts any) ([]Finding, error) {
-	rs, err := b.query.Eval(ctx, rego.EvalInput(facts))
+	in, err := ast.InterfaceToValue(facts)
+	if err != nil {
+		return nil, fmt.Errorf("the rule book's input: %w", err)
+	}
+	return b.evalValue(ctx, in)
+}
+
+// evalValue is Eval of an input already in OPA's form.
+func (b *Book) evalValue(ctx context.Context, in ast.Value) ([]Finding, error) {
+	rs, err := b.query.Eval(ctx, rego.EvalParsedInput(in))
 	if err != nil {
 		return nil, fmt.Errorf("the rule book: %w", err)
 	}

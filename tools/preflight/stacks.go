@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/open-policy-agent/opa/v1/ast"
 	"gopkg.in/yaml.v3"
 )
 
@@ -22,6 +23,7 @@ type stackPart struct {
 	facts    []any
 	stateful map[string]any
 	access   map[string]any
+	values   func() (map[string]ast.Value, error) // the three in OPA's form, by input key
 }
 
 // stackParts holds each stack part by the content of the files it reads
@@ -74,7 +76,19 @@ func readStacks(root string) (*stackPart, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &stackPart{facts: stacksFacts(envs, places), stateful: stateful, access: access}, nil
+	p := &stackPart{facts: stacksFacts(envs, places), stateful: stateful, access: access}
+	p.values = sync.OnceValues(func() (map[string]ast.Value, error) {
+		out := map[string]ast.Value{}
+		for k, v := range map[string]any{"stacks": p.facts, "stateful": p.stateful, "access": p.access} {
+			val, err := ast.InterfaceToValue(v)
+			if err != nil {
+				return nil, fmt.Errorf("the rule book's input %s: %w", k, err)
+			}
+			out[k] = val
+		}
+		return out, nil
+	})
+	return p, nil
 }
 
 // loadStacks makes every variant of the repository at root concrete, and
