@@ -71,7 +71,7 @@ ENV_VARS      ?= events/env.json
 # Fuzz targets: package and function.
 FUZZ_TARGETS := ./internal/httpapi:FuzzCreatePlantBody ./internal/auth:FuzzVerifyHeader ./internal/auth:FuzzClaims ./functions/createplant:FuzzProxyEvent
 
-.PHONY: bin/escape samlocal bin/samlocal bin/preflight bin/token chromium help run test test-bootstraps fuzz lint preflight-accept bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/runfront start-lambda
+.PHONY: bin/escape samlocal bin/samlocal bin/preflight bin/token chromium help run test test-bootstraps fuzz lint lint-go lint-templates preflight-accept bench tools build build-lambda invoke start-api smoke smoke-local deploy load moto node_modules $(addprefix build-,$(FUNCTIONS)) bin/localapi bin/runfront start-lambda
 
 # The commands a person runs (make run, start-api, invoke) are built, then
 # run: a built binary exits 0 on a clean Ctrl-C and its one-line errors stand
@@ -157,6 +157,16 @@ fuzz: ## each fuzz target for FUZZTIME executions (default 20000x; e.g. make fuz
 	if [ -n "$$failed" ]; then echo "fuzz failed:$$failed (an input that fails is kept under the package's testdata/fuzz/)"; exit 1; fi
 
 lint: tools node_modules bin/preflight ## gofmt, go vet (also for macOS and Windows), staticcheck, gosec, cfn-lint (template.yaml, pipeline/roles.yaml), actionlint, the deploy preflight, no build outputs in git
+	@logs=$$(mktemp -d); trap 'rm -rf "$$logs"' EXIT; \
+	$(MAKE) --no-print-directory lint-templates >"$$logs/templates" 2>&1 & templates=$$!; \
+	bin/preflight >"$$logs/preflight" 2>&1 & preflight=$$!; \
+	failed=""; if ! $(MAKE) --no-print-directory lint-go; then failed="$$failed lint-go"; fi; \
+	if ! wait $$templates; then failed="$$failed lint-templates"; fi; cat "$$logs/templates"; \
+	if ! wait $$preflight; then failed="$$failed bin/preflight"; fi; echo bin/preflight; cat "$$logs/preflight"; \
+	if [ -n "$$failed" ]; then echo "lint failed:$$failed"; exit 1; fi
+	@echo "lint: clean (repocheck, go mod tidy and go vet of each module alone, go vet for linux, darwin and windows, staticcheck $(STATICCHECK_VERSION), gosec $(GOSEC_VERSION), cfn-lint on both templates, actionlint $(ACTIONLINT_VERSION), the deploy preflight (bin/preflight, every rule by ID))"
+
+lint-go: tools ## (make lint) repocheck, gofmt, go mod tidy, go vet for three systems, staticcheck, gosec, actionlint
 	@$(GO) run ./tools/cmd/repocheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	GOWORK=off $(GO) mod tidy -diff
@@ -169,12 +179,12 @@ lint: tools node_modules bin/preflight ## gofmt, go vet (also for macOS and Wind
 	GOOS=windows GOARCH=amd64 $(GO) vet ./... ./samlocal/... ./tools/...
 	$(TOOLS)/staticcheck ./... ./samlocal/... ./tools/...
 	pkgs=$$($(SHIPPED_PACKAGES)); test -n "$$pkgs"; $(TOOLS)/gosec -quiet $$pkgs
+	$(TOOLS)/actionlint .github/workflows/*.yml
+
+lint-templates: ## (make lint) cfn-lint on both templates, and on template.yaml as the edge variant (every optional part on)
 	@command -v cfn-lint >/dev/null || { echo "make lint: cfn-lint is not on PATH (it is in .github/requirements.txt, which .ci/run installs on CI)" >&2; exit 1; }
 	cfn-lint template.yaml pipeline/roles.yaml
 	cfn-lint template.yaml --parameters EnableWaf=true DomainName=api.example.com CertificateArn=arn:aws:acm:us-east-1:123456789012:certificate/example HostedZoneId=Z0EXAMPLE CreatePlantReservedConcurrency=100 DeploymentType=AllAtOnce
-	$(TOOLS)/actionlint .github/workflows/*.yml
-	bin/preflight
-	@echo "lint: clean (repocheck, go mod tidy and go vet of each module alone, go vet for linux, darwin and windows, staticcheck $(STATICCHECK_VERSION), gosec $(GOSEC_VERSION), cfn-lint on both templates, actionlint $(ACTIONLINT_VERSION), the deploy preflight (bin/preflight, every rule by ID))"
 
 preflight-accept: node_modules ## after a change you mean: write the preflight's reviewed access snapshot (tools/preflight/testdata/access.txt), CI's proof (tools/preflight/testdata/proof.json) and, for replacements tools/preflight/allowlist.yaml acknowledges, its stateful reference; commit the diff for review
 	CI=true UPDATE_PREFLIGHT=1 $(GO) test -count=1 -run '^(TestAccessIsTheReviewedSnapshot|TestStatefulReference|TestProofIsTheReviewedSnapshot)$$' ./tools/preflight
