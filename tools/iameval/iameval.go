@@ -260,6 +260,20 @@ func keyOf(q Question) (toolcache.Key, error) {
 	return k, err
 }
 
+// Version names the evaluator's version (node, iamsim.mjs, the
+// @cloud-copilot packages and AWS's service reference they hold) as its
+// cache does: "" when caching is off.
+func Version() (string, error) {
+	ev, err := theEvaluator()
+	if err != nil {
+		return "", err
+	}
+	if ev.cache.Dir() == "" {
+		return "", nil
+	}
+	return filepath.Base(ev.cache.Dir()), nil
+}
+
 // evaluatorVersion is what an answer depends on beside its question: node,
 // iamsim.mjs and every package of @cloud-copilot as installed (iam-data's
 // version is the date of AWS's service reference it holds).

@@ -6,7 +6,9 @@ package preflight
 // once per content of the files they read.
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +17,10 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"gopkg.in/yaml.v3"
+
+	"github.com/plantstore/plantstore/tools/iameval"
+	"github.com/plantstore/plantstore/tools/samtranslate"
+	"github.com/plantstore/plantstore/tools/toolcache"
 )
 
 // stackPart is what the stacks give Check: input.stacks, input.stateful
@@ -58,12 +64,13 @@ func stacksOf(root string) (*stackPart, error) {
 	}
 	var key [sha256.Size]byte
 	copy(key[:], h.Sum(nil))
-	f, _ := stackParts.LoadOrStore(key, sync.OnceValues(func() (*stackPart, error) { return readStacks(root) }))
+	f, _ := stackParts.LoadOrStore(key, sync.OnceValues(func() (*stackPart, error) { return readStacks(root, key) }))
 	return f.(func() (*stackPart, error))()
 }
 
-// readStacks makes the stack part of the repository at root.
-func readStacks(root string) (*stackPart, error) {
+// readStacks makes the stack part of the repository at root, whose
+// inputs' digest is key.
+func readStacks(root string, key [sha256.Size]byte) (*stackPart, error) {
 	envs, places, err := loadStacks(root)
 	if err != nil {
 		return nil, err
@@ -72,7 +79,11 @@ func readStacks(root string) (*stackPart, error) {
 	if err != nil {
 		return nil, err
 	}
-	access, err := accessOf(root, envs)
+	kept, err := accessKept()
+	if err != nil {
+		return nil, err
+	}
+	access, err := keptAccess(kept, key, func() (map[string]any, error) { return accessOf(root, envs) })
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +100,56 @@ func readStacks(root string) (*stackPart, error) {
 		return out, nil
 	})
 	return p, nil
+}
+
+// accessKept keeps input.access, the evaluator's answers to a stack part's
+// hundred thousand questions (most of a Check's time), by the digest of the
+// part's inputs, at the version of all that makes it: this executable (the
+// questions are its code), the translator and the evaluator. Nil when
+// caching is off.
+var accessKept = sync.OnceValues(func() (*toolcache.Cache, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	code, err := os.ReadFile(self)
+	if err != nil {
+		return nil, err
+	}
+	translator, err := samtranslate.Version()
+	if err != nil {
+		return nil, err
+	}
+	evaluator, err := iameval.Version()
+	if err != nil || translator == "" || evaluator == "" {
+		return nil, err
+	}
+	return toolcache.Open("", "preflight-access", code, []byte(translator), []byte(evaluator))
+})
+
+// keptAccess is the access kept under key, or compute's, then kept. Both
+// are the kept JSON, decoded: a hit and a miss give the rules one value.
+func keptAccess(c *toolcache.Cache, key [sha256.Size]byte, compute func() (map[string]any, error)) (map[string]any, error) {
+	raw, ok := c.Get(key)
+	if !ok {
+		access, err := compute()
+		if err != nil {
+			return nil, err
+		}
+		if raw, err = json.Marshal(access); err != nil {
+			return nil, err
+		}
+		if err := c.Put(key, raw); err != nil {
+			return nil, err
+		}
+	}
+	var kept map[string]any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&kept); err != nil {
+		return nil, fmt.Errorf("the kept access of the stacks (%s): %w", c.Dir(), err)
+	}
+	return kept, nil
 }
 
 // loadStacks makes every variant of the repository at root concrete, and

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -100,3 +101,16 @@ var translations = sync.OnceValues(func() (*toolcache.Cache, error) {
 	}
 	return toolcache.Open("", "sam-translator", v)
 })
+
+// Version names the translator's version (python's and
+// aws-sam-translator's) as its cache does: "" when caching is off.
+func Version() (string, error) {
+	c, err := translations()
+	if err != nil {
+		return "", err
+	}
+	if c.Dir() == "" {
+		return "", nil
+	}
+	return filepath.Base(c.Dir()), nil
+}
