@@ -26,32 +26,31 @@ configure_keys := {"aws_access_key_id", "aws_secret_access_key", "aws_session_to
 
 finding(sc, s, what) := {"file": sc.file, "line": s.line, "msg": sprintf("%s: %s", [shell.where(sc), what])}
 
-stmts contains [sc, s] if {
+deny contains finding(sc, s, sprintf("the script sets %s: a credential that is not the environment's OIDC role", [a.name])) if {
 	some sc in input.scripts
 	some s in sc.stmts
-}
-
-deny contains finding(sc, s, sprintf("the script sets %s: a credential that is not the environment's OIDC role", [a.name])) if {
-	some [sc, s] in stmts
 	some a in s.assigns
 	a.name in aws_credential.credential_env
 }
 
 deny contains finding(sc, s, sprintf("the script writes %s=…: a credential that is not the environment's OIDC role", [name])) if {
-	some [sc, s] in stmts
+	some sc in input.scripts
+	some s in sc.stmts
 	some l in s.literals
 	some name in aws_credential.credential_env
 	contains(l, concat("", [name, "="]))
 }
 
 deny contains finding(sc, s, sprintf("the script names an AWS profile file (%s): a profile written at run time holds a credential outside the OIDC role", [l])) if {
-	some [sc, s] in stmts
+	some sc in input.scripts
+	some s in sc.stmts
 	some l in s.literals
 	regex.match(`\.aws/(credentials|config)`, l)
 }
 
 deny contains finding(sc, s, "`aws configure` stores a credential in a profile file: one that is not the environment's OIDC role") if {
-	some [sc, s] in stmts
+	some sc in input.scripts
+	some s in sc.stmts
 	a := shell.command(s)
 	a[0] == "aws"
 	a[1] == "configure"
@@ -68,7 +67,8 @@ configures(a) if {
 }
 
 deny contains finding(sc, s, sprintf("`aws sts %s` makes a credential for a role or user that pipeline/roles.yaml does not give this job", [a[2]])) if {
-	some [sc, s] in stmts
+	some sc in input.scripts
+	some s in sc.stmts
 	a := shell.command(s)
 	a[0] == "aws"
 	a[1] == "sts"
