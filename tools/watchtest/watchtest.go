@@ -6,7 +6,10 @@ package watchtest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,7 +54,7 @@ func CopyTree(t testing.TB) string {
 // its root) into a new folder, at the same paths, and returns it.
 func CopyFiles(t testing.TB, rel ...string) string {
 	t.Helper()
-	root, dst := repoRoot(), t.TempDir()
+	root, dst := repoRoot(), copyDir(t)
 	for _, f := range rel {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
 		if err != nil {
@@ -66,6 +69,41 @@ func CopyFiles(t testing.TB, rel ...string) string {
 		}
 	}
 	return dst
+}
+
+// copyDir is a new, empty folder for t's copy, at the same path at every
+// run of t in this checkout. Go's build cache keys a package of the main
+// module on its folder as well as its files: in a copy at a new path each
+// run, every build the test makes compiles the whole module again; at the
+// same path, a run reuses the last run's packages.
+func copyDir(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(wd + "\x00" + t.Name()))
+	dir := filepath.Join(os.TempDir(), "plantstore-copies", hex.EncodeToString(sum[:8]))
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// What the test made read-only (bootstraps, as make test-bootstraps
+		// leaves them) is made writable again, so that it can go.
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				_ = os.Chmod(p, 0o755)
+			}
+			return nil
+		})
+		if err := os.RemoveAll(dir); err != nil {
+			t.Errorf("removing the copy: %v", err)
+		}
+	})
+	return dir
 }
 
 func repoRoot() string { return srctree.Path() }
