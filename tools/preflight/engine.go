@@ -95,7 +95,13 @@ func loadBook(fsys fs.FS) (*Book, error) {
 			return nil, fmt.Errorf("%s and %s share the ID %s", b.Rules[i-1].File, b.Rules[i].File, b.Rules[i].ID)
 		}
 	}
-	opts := []func(*rego.Rego){rego.Query("data.preflight.rules"), rego.SetRegoVersion(ast.RegoV1)}
+	// The query asks each rule's deny alone: asking data.preflight.rules
+	// evaluated every helper rule of every file and made JSON of it all.
+	var denies []string
+	for _, r := range b.Rules {
+		denies = append(denies, fmt.Sprintf("%q: [d | some d in data.%s.deny]", r.Package, r.Package))
+	}
+	opts := []func(*rego.Rego){rego.Query("{" + strings.Join(denies, ", ") + "}"), rego.SetRegoVersion(ast.RegoV1)}
 	for p, m := range b.modules {
 		if !strings.HasSuffix(p, "_test.rego") {
 			opts = append(opts, rego.ParsedModule(m))
@@ -147,27 +153,17 @@ func (b *Book) evalValue(ctx context.Context, in ast.Value) ([]Finding, error) {
 		return nil, fmt.Errorf("the rule book: %w", err)
 	}
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return nil, nil
+		return nil, fmt.Errorf("the rule book gave %d results", len(rs))
 	}
 	var out []Finding
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		m, _ := v.(map[string]any)
-		for k, sub := range m {
-			pkg := prefix + "." + k
-			r, ok := b.byPkg[pkg]
-			if !ok {
-				walk(pkg, sub)
-				continue
-			}
-			deny, _ := sub.(map[string]any)["deny"].([]any)
-			for _, d := range deny {
-				f, _ := d.(map[string]any)
-				out = append(out, Finding{ID: r.ID, File: str(f["file"]), Line: num(f["line"]), Rule: cmp.Or(str(f["msg"]), r.Danger), Fix: cmp.Or(str(f["fix"]), r.Fix)})
-			}
+	by, _ := rs[0].Expressions[0].Value.(map[string]any)
+	for pkg, deny := range by {
+		r := b.byPkg[pkg]
+		for _, d := range deny.([]any) {
+			f, _ := d.(map[string]any)
+			out = append(out, Finding{ID: r.ID, File: str(f["file"]), Line: num(f["line"]), Rule: cmp.Or(str(f["msg"]), r.Danger), Fix: cmp.Or(str(f["fix"]), r.Fix)})
 		}
 	}
-	walk("preflight.rules", rs[0].Expressions[0].Value)
 	sortFindings(out)
 	return out, nil
 }
