@@ -119,15 +119,24 @@ var theEvaluator = sync.OnceValues(func() (*evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	version, err := evaluatorVersion(root)
-	if err != nil {
-		return nil, err
-	}
-	cache, err := toolcache.Open("", "iam-evaluator", version...)
+	cache, err := theCache()
 	if err != nil {
 		return nil, err
 	}
 	return newEvaluator(root, cache, runtime.NumCPU())
+})
+
+// theCache is the evaluator's cache at its version, opened once.
+var theCache = sync.OnceValues(func() (*toolcache.Cache, error) {
+	root, err := srctree.Root()
+	if err != nil {
+		return nil, err
+	}
+	version, err := evaluatorVersion(root)
+	if err != nil {
+		return nil, err
+	}
+	return toolcache.Open("", "iam-evaluator", version...)
 })
 
 // newEvaluator answers for the repository at root from what cache holds,
@@ -264,14 +273,11 @@ func keyOf(q Question) (toolcache.Key, error) {
 // @cloud-copilot packages and AWS's service reference they hold) as its
 // cache does: "" when caching is off.
 func Version() (string, error) {
-	ev, err := theEvaluator()
-	if err != nil {
+	c, err := theCache()
+	if err != nil || c.Dir() == "" {
 		return "", err
 	}
-	if ev.cache.Dir() == "" {
-		return "", nil
-	}
-	return filepath.Base(ev.cache.Dir()), nil
+	return filepath.Base(c.Dir()), nil
 }
 
 // evaluatorVersion is what an answer depends on beside its question: node,

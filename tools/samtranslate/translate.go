@@ -106,11 +106,8 @@ var translations = sync.OnceValues(func() (*toolcache.Cache, error) {
 // aws-sam-translator's) as its cache does: "" when caching is off.
 func Version() (string, error) {
 	c, err := translations()
-	if err != nil {
+	if err != nil || c.Dir() == "" {
 		return "", err
-	}
-	if c.Dir() == "" {
-		return "", nil
 	}
 	return filepath.Base(c.Dir()), nil
 }
