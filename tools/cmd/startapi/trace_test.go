@@ -189,7 +189,10 @@ func TestThePageShowsEachRequest(t *testing.T) {
 	var steps []string
 	var logs string
 	if err := chromedp.Run(ctx,
-		chromedp.Click(`#requests tr.trace[data-id="`+conflict+`"] a`),
+		// A click by script finds the row when it runs: the list is drawn
+		// again as requests arrive, and a node found before (chromedp.Click)
+		// can be gone by the click ("Could not find node with given id").
+		chromedp.Evaluate(`document.querySelector('#requests tr.trace[data-id="`+conflict+`"] a').click()`, nil),
 		chromedp.WaitVisible(`#steps tr.step`),
 		chromedp.Evaluate(`[...document.querySelectorAll("#steps tr.step td.name")].map(td => td.innerText)`, &steps),
 		chromedp.Text(`#logs`, &logs),
