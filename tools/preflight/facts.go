@@ -43,19 +43,23 @@ func readFacts(root string) (map[string]any, *stackPart, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// The Makefile and the scripts are read and parsed once, for the
+	// facts of each that reads them.
+	makefile := readMakefile(root)
+	scripts := ciScripts(root, wfs, makefile)
 	return map[string]any{
 		"workflows":      workflows,
 		"templates":      templates,
 		"oidc_role":      oidcRoleFacts(root),
-		"makefile":       makefileFacts(root),
+		"makefile":       makefileFacts(makefile),
 		"files":          filesFacts(root),
-		"scripts":        scriptsFacts(root, wfs),
+		"scripts":        scriptsFacts(scripts),
 		"stacks":         stacks.facts,
 		"supply":         supplyFacts(root, wfs),
 		"stateful":       stacks.stateful,
 		"evidence_floor": evidenceFloor(),
 		"declared":       declaredFacts(root),
-		"gate":           gateFacts(root, wfs),
+		"gate":           gateFacts(root, wfs, makefile, scripts),
 		"proof":          proofFacts(root),
 	}, stacks, nil
 }

@@ -43,13 +43,11 @@ func filesFacts(root string) map[string]any {
 //
 // A recipe line is as make hands it to the shell (its @, - and + prefixes
 // taken off, dash telling a -); a value is before expansion.
-func makefileFacts(root string) map[string]any {
+func makefileFacts(m *makeFile) map[string]any {
 	out := map[string]any{"file": "Makefile", "assignments": []any{}, "rules": map[string]any{}}
-	raw, err := os.ReadFile(filepath.Join(root, "Makefile"))
-	if err != nil {
+	if m == nil {
 		return out
 	}
-	m := parseMakefile(string(raw))
 	var assigns []any
 	for _, a := range m.assigns {
 		assigns = append(assigns, map[string]any{"line": a.line, "target": a.target, "name": a.name, "op": a.op, "value": a.value})
@@ -106,6 +104,15 @@ type makeAssign struct {
 	line            int
 	target          string // "" for a global assignment
 	name, op, value string
+}
+
+// readMakefile is the Makefile at root, parsed; nil when there is none.
+func readMakefile(root string) *makeFile {
+	raw, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		return nil
+	}
+	return parseMakefile(string(raw))
 }
 
 // parseMakefile reads a Makefile the way make splits it into rules, recipe

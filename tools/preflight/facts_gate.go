@@ -50,14 +50,15 @@ const proofFile = "tools/preflight/testdata/proof.json"
 // "in_subst" (in a command substitution), "substs": {"<word index>":
 // [[command, ...] a pipeline, ...]}}; a word
 // with an expansion is its source text.
-func gateFacts(root string, wfs []*workflow) map[string]any {
+func gateFacts(root string, wfs []*workflow, m *makeFile, parsed []ciScript) map[string]any {
 	pkgs, confs := walkPackages(root)
 	out := map[string]any{"packages": pkgs, "staticcheck_conf": confs, "runs": []any{}, "make_vars": map[string]any{}}
 	env := checksEnv(wfs, out)
 	scripts := workflowScripts(wfs)
 	var ciRun *syntax.File
-	if raw, err := os.ReadFile(filepath.Join(root, ".ci", "run")); err == nil {
-		if ciRun, err = parseShell(string(raw), ""); err == nil {
+	for _, sc := range parsed {
+		if sc.facts["kind"] == "ci" && sc.file != nil {
+			ciRun = sc.file
 			scripts = append(scripts, map[string]any{"file": ".ci/run", "line": 1, "commands": shCommands(ciRun, shLine(0))})
 			env = append(env, ciRunEnv(ciRun)...)
 		}
@@ -67,8 +68,8 @@ func gateFacts(root string, wfs []*workflow) map[string]any {
 		envs = append(envs, e.fact())
 	}
 	out["env"] = envs
-	if raw, err := os.ReadFile(filepath.Join(root, "Makefile")); err == nil {
-		mr := &makeReader{m: parseMakefile(string(raw)), env: env, seen: map[string]bool{}}
+	if m != nil {
+		mr := &makeReader{m: m, env: env, seen: map[string]bool{}}
 		scripts = append(scripts, mr.scripts()...)
 		out["make_vars"] = mr.vars()
 		out["runs"] = mr.follow(ciRun)

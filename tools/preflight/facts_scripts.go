@@ -58,7 +58,7 @@ type ciScript struct {
 }
 
 // ciScripts are the scripts of the workflows, .ci/run and the Makefile.
-func ciScripts(root string, wfs []*workflow) []ciScript {
+func ciScripts(root string, wfs []*workflow, m *makeFile) []ciScript {
 	var out []ciScript
 	add := func(where, src string, offset int, facts map[string]any) {
 		f, err := parseShell(src, "")
@@ -90,8 +90,7 @@ func ciScripts(root string, wfs []*workflow) []ciScript {
 	if raw, err := os.ReadFile(filepath.Join(root, ".ci", "run")); err == nil {
 		add(".ci/run", string(raw), 0, map[string]any{"file": ".ci/run", "kind": "ci", "where": ".ci/run", "line": 1})
 	}
-	if raw, err := os.ReadFile(filepath.Join(root, "Makefile")); err == nil {
-		m := parseMakefile(string(raw))
+	if m != nil {
 		targets := slices.Sorted(func(yield func(string) bool) {
 			for t := range m.rules {
 				if !yield(t) {
@@ -112,9 +111,9 @@ func ciScripts(root string, wfs []*workflow) []ciScript {
 }
 
 // scriptsFacts are input.scripts.
-func scriptsFacts(root string, wfs []*workflow) []any {
+func scriptsFacts(scripts []ciScript) []any {
 	out := []any{}
-	for _, s := range ciScripts(root, wfs) {
+	for _, s := range scripts {
 		out = append(out, s.facts)
 	}
 	return out
