@@ -9,7 +9,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,14 +90,6 @@ func copyDir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		// What the test made read-only (bootstraps, as make test-bootstraps
-		// leaves them) is made writable again, so that it can go.
-		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				_ = os.Chmod(p, 0o755)
-			}
-			return nil
-		})
 		if err := os.RemoveAll(dir); err != nil {
 			t.Errorf("removing the copy: %v", err)
 		}
