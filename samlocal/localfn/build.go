@@ -5,7 +5,9 @@ import (
 	"context"
 	"debug/elf"
 	"debug/macho"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +21,40 @@ import (
 // Executable is where Build writes fn's executable under dir.
 func Executable(dir string, fn samtemplate.Function) string {
 	return filepath.Join(dir, fn.ID, fn.Executable)
+}
+
+// Seed copies each function's last executable (last(fn); a missing one is
+// skipped) to where Build writes it under dir, a new folder. The go command
+// leaves an output whose build ID matches what it would link as it is
+// (cmd/go, "go build -o": the target is up to date), so a build into a
+// seeded folder links only the functions whose code changed: a reload of
+// one function among five links one. A copy, not a link: the executables
+// of the generation that serves stay as they are.
+func Seed(dir string, fns []samtemplate.Function, last func(samtemplate.Function) string) error {
+	for _, fn := range fns {
+		src, err := os.Open(last(fn))
+		if err != nil {
+			continue // nothing to seed: Build links it
+		}
+		err = copyExecutable(Executable(dir, fn), src)
+		src.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyExecutable(to string, src io.Reader) error {
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(dst, src)
+	return errors.Join(err, dst.Close())
 }
 
 // Build builds each function for this machine into dir/<LogicalId>/, as

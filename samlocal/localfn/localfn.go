@@ -153,11 +153,7 @@ func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functio
 			s.Close()
 			return nil, fmt.Errorf("function %s not found in template; possible options: %v", fn, samtemplate.FunctionIDs(fns))
 		}
-		bootstrap := Executable(cfg.BuildDir, fns[f])
-		if cfg.Bootstrap != nil {
-			bootstrap = cfg.Bootstrap(fn)
-		}
-		spec := lambdaemu.Spec{Bootstrap: bootstrap, Env: samtemplate.Environ(env), Timeout: tpl.FunctionTimeout(fn)}
+		spec := lambdaemu.Spec{Bootstrap: cfg.ExecutableOf(fns[f]), Env: samtemplate.Environ(env), Timeout: tpl.FunctionTimeout(fn)}
 		if fn == cfg.Debug {
 			d := cfg.DebugServer
 			spec.Debug = &d
@@ -165,6 +161,15 @@ func prepare(ctx context.Context, tpl *samtemplate.Template, cfg Config, functio
 		s.Specs[fn] = spec
 	}
 	return s, nil
+}
+
+// ExecutableOf is where fn's executable is: Bootstrap's, or Build's
+// under BuildDir.
+func (cfg Config) ExecutableOf(fn samtemplate.Function) string {
+	if cfg.Bootstrap != nil {
+		return cfg.Bootstrap(fn.ID)
+	}
+	return Executable(cfg.BuildDir, fn)
 }
 
 // Close stops the local DynamoDB and the CodeDeploy recorder, if they were

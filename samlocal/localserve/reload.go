@@ -119,6 +119,12 @@ func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *localfn.Set) (<-
 				return "", err
 			}
 			fns = slices.DeleteFunc(fns, func(f samtemplate.Function) bool { return !slices.Contains(names, f.ID) })
+			// The last generation's executables seed this one: only what
+			// changed links again.
+			last := cfg
+			if err := localfn.Seed(gen, fns, func(f samtemplate.Function) string { return last.ExecutableOf(f) }); err != nil {
+				return "", err
+			}
 			// A stop waits for one function's build at most (localfn.Build).
 			if out, err := localfn.Build(ctx, gen, fns, cfg.Debug); err != nil {
 				return "", &BuildFailed{Output: out}
