@@ -400,10 +400,11 @@ func TestCreatePlantWithoutItsStoreFails(t *testing.T) {
 	}
 }
 
-// buildAuthorizer builds one of the broken authorizers in testdata.
+// buildAuthorizer builds one of the broken authorizers in testdata, into
+// the test's kept build folder (proctest.BuildDir).
 func buildAuthorizer(t *testing.T, name string) string {
 	t.Helper()
-	bin, err := serverproc.Build(t.TempDir(), "./functions/pretraffic/testdata/"+name)
+	bin, err := serverproc.Build(proctest.BuildDir(t), "./functions/pretraffic/testdata/"+name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,12 +35,18 @@ func TestShopsStreamFeedsItsAuditTrail(t *testing.T) {
 		t.Skip(err)
 	}
 	t.Parallel()
-	dir := t.TempDir() // a copy, which the test edits
+	// A copy, which the test edits, at one path every run: the build
+	// cache keys the shop's packages on their folder.
+	dir := proctest.StablePath(t, "copies")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	if err := os.CopyFS(dir, os.DirFS(shop)); err != nil {
 		t.Fatal(err)
 	}
 	url, stdout, stderr, stop := startShop(t, "start-api", "-p", "0", "--watch", "-t", filepath.Join(dir, "template.yaml"), "--seed", filepath.Join(dir, "seed.json"),
-		"--data-dir", filepath.Join(t.TempDir(), "dynamodb"), "--build-dir", filepath.Join(t.TempDir(), "build"))
+		"--data-dir", filepath.Join(t.TempDir(), "dynamodb"), "--build-dir", proctest.BuildDir(t))
 	if !strings.Contains(stderr.String(), "DynamoDB on moto at http://127.0.0.1:") || !strings.Contains(stderr.String(), "it serves streams (ProductsTable), dynalite does not; its data lives in memory (tables AuditTable, ProductsTable)") {
 		t.Errorf("no line at start that says the tables are on moto, and why:\n%s", stderr.String())
 	}

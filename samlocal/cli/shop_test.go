@@ -22,6 +22,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/plantstore/plantstore/samlocal/childproc"
+	"github.com/plantstore/plantstore/samlocal/proctest"
 )
 
 func TestMain(m *testing.M) {
@@ -56,7 +57,7 @@ func TestServesAProjectNobodyHereWrote(t *testing.T) {
 		t.Skip(err)
 	}
 	common := []string{"-t", filepath.Join(shop, "template.yaml"), "--seed", filepath.Join(shop, "seed.json"),
-		"--data-dir", filepath.Join(t.TempDir(), "dynamodb"), "--build-dir", filepath.Join(t.TempDir(), "build")}
+		"--data-dir", filepath.Join(t.TempDir(), "dynamodb"), "--build-dir", proctest.BuildDir(t)}
 	ctx := context.Background()
 
 	put := apiEvent(t, "POST", "/products", nil, `{"sku":"MON-1","name":"Monstera","category":"aroids"}`)

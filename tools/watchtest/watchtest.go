@@ -6,8 +6,6 @@ package watchtest
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"os"
 	"os/exec"
@@ -71,18 +69,11 @@ func CopyFiles(t testing.TB, rel ...string) string {
 }
 
 // copyDir is a new, empty folder for t's copy, at the same path at every
-// run of t in this checkout. Go's build cache keys a package of the main
-// module on its folder as well as its files: in a copy at a new path each
-// run, every build the test makes compiles the whole module again; at the
-// same path, a run reuses the last run's packages.
+// run of t in this checkout (proctest.StablePath): there a run reuses the
+// last run's compiled packages.
 func copyDir(t testing.TB) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256([]byte(wd + "\x00" + t.Name()))
-	dir := filepath.Join(os.TempDir(), "plantstore-copies", hex.EncodeToString(sum[:8]))
+	dir := proctest.StablePath(t, "copies")
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -205,9 +196,11 @@ func Launch(t *testing.T, wantToken bool, serve func(ctx context.Context, stdout
 	}
 }
 
-// Build builds the functions named of the template in tree into dir, as
-// samlocal builds them, the one named debug for a debugger.
-func Build(t testing.TB, tree, dir string, names []string, debug string) {
+// Build builds the functions named of the template in tree, as samlocal
+// builds them, the one named debug for a debugger, into t's build folder
+// (proctest.BuildDir: an executable whose code did not change since the
+// last run is not linked again), and returns the folder.
+func Build(t testing.TB, tree string, names []string, debug string) string {
 	t.Helper()
 	tpl, err := samtemplate.Load(filepath.Join(tree, "template.yaml"))
 	if err != nil {
@@ -218,7 +211,9 @@ func Build(t testing.TB, tree, dir string, names []string, debug string) {
 		t.Fatal(err)
 	}
 	fns = slices.DeleteFunc(fns, func(f samtemplate.Function) bool { return !slices.Contains(names, f.ID) })
+	dir := proctest.BuildDir(t)
 	if out, err := localfn.Build(context.Background(), dir, fns, debug); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	return dir
 }

@@ -170,8 +170,7 @@ func TestWatchKeepsDebuggingAfterARebuild(t *testing.T) {
 	dlv := delve.Dlv(t, root)
 	const fn = "CreatePlantFunction"
 	tree := watchtest.CopyTree(t)
-	boots := t.TempDir()
-	watchtest.Build(t, tree, boots, []string{"AuthorizerFunction", fn}, fn)
+	boots := watchtest.Build(t, tree, []string{"AuthorizerFunction", fn}, fn)
 	addr := delve.FreeAddr(t)
 	var stdout, stderr proctest.Output
 	printed := func() string { return stdout.String() + stderr.String() }

@@ -70,8 +70,7 @@ func TestOneCtrlCEndsADebugSession(t *testing.T) {
 func TestACtrlCDuringARebuildLeavesNoBuild(t *testing.T) {
 	t.Parallel()
 	tree := watchtest.CopyTree(t)
-	boots := t.TempDir()
-	watchtest.Build(t, tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}, "")
+	boots := watchtest.Build(t, tree, []string{"AuthorizerFunction", "CreatePlantFunction"}, "")
 	tool, _ := startInGroup(t, tree, boots, "-watch")
 	// A message no build has compiled yet: the go command compiles.
 	watchtest.Edit(t, filepath.Join(tree, "internal", "httpapi", "decode.go"), `"the body is not valid JSON (at byte %d)"`,

@@ -31,8 +31,7 @@ func TestReloads(t *testing.T) {
 		dynamoemutest.Dynalite(t) // skips, or fails under CI, with the reason
 	}
 	tree := watchtest.CopyTree(t)
-	boots := t.TempDir()
-	watchtest.Build(t, tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction"}, "")
+	boots := watchtest.Build(t, tree, []string{"AuthorizerFunction", "CreatePlantFunction"}, "")
 	var stdout, stderr proctest.Output
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -27,8 +27,7 @@ func TestReloads(t *testing.T) {
 		dynamoemutest.Dynalite(t)
 	}
 	tree := watchtest.CopyTree(t)
-	boots := t.TempDir()
-	watchtest.Build(t, tree, boots, []string{"AuthorizerFunction", "CreatePlantFunction", "PreTrafficFunction"}, "")
+	boots := watchtest.Build(t, tree, []string{"AuthorizerFunction", "CreatePlantFunction", "PreTrafficFunction"}, "")
 	var stdout, stderr proctest.Output
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
