@@ -37,6 +37,7 @@ deny contains finding(sc, s, sprintf("the script writes %s=…: a credential tha
 	some sc in input.scripts
 	some s in sc.stmts
 	some l in s.literals
+	contains(l, "=")
 	some name in aws_credential.credential_env
 	contains(l, concat("", [name, "="]))
 }

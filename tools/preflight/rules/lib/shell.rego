@@ -69,16 +69,17 @@ flag_or_value(args, k) if {
 # through a sub-make (GNU make manual, "Recursive Use of make").
 # (graph.reachable answers only the targets that have rules, so the ones
 # named without a rule are added.)
-make_graph := {t: submakes(t) | some t, _ in input.makefile.rules}
+make_graph := {t: {w | some [u, w] in submakes; u == t} | some t, _ in input.makefile.rules}
 
 reach := graph.reachable(make_graph, {"test", "lint"})
 
 check_targets := ({"test", "lint"} | reach) | {w | some t in reach; some w in make_graph[t]}
 
-submakes(t) := {w |
+# submakes are [target, target its recipe's make calls run], read in one
+# pass over the scripts.
+submakes := {[sc.target, w] |
 	some sc in input.scripts
 	sc.kind == "recipe"
-	sc.target == t
 	some s in sc.stmts
 	s.kind == "call"
 	s.words[0] == "make"
