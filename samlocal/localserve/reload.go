@@ -121,8 +121,7 @@ func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *localfn.Set) (<-
 			fns = slices.DeleteFunc(fns, func(f samtemplate.Function) bool { return !slices.Contains(names, f.ID) })
 			// The last generation's executables seed this one: only what
 			// changed links again.
-			last := cfg
-			if err := localfn.Seed(gen, fns, func(f samtemplate.Function) string { return last.ExecutableOf(f) }); err != nil {
+			if err := localfn.Seed(gen, fns, cfg.ExecutableOf); err != nil {
 				return "", err
 			}
 			// A stop waits for one function's build at most (localfn.Build).
