@@ -35,13 +35,7 @@ func TestShopsStreamFeedsItsAuditTrail(t *testing.T) {
 		t.Skip(err)
 	}
 	t.Parallel()
-	// A copy, which the test edits, at one path every run: the build
-	// cache keys the shop's packages on their folder.
-	dir := proctest.StablePath(t, "copies")
-	if err := os.RemoveAll(dir); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := proctest.CopyDir(t) // a copy, which the test edits
 	if err := os.CopyFS(dir, os.DirFS(shop)); err != nil {
 		t.Fatal(err)
 	}

@@ -24,11 +24,32 @@ func StablePath(t testing.TB, kind string) string {
 	return filepath.Join(os.TempDir(), "plantstore-"+kind, hex.EncodeToString(sum[:8]))
 }
 
+// CopyDir is a new, empty folder for t's copy of a project, at
+// StablePath (a run reuses the last run's compiled packages), removed when
+// t ends.
+func CopyDir(t testing.TB) string {
+	t.Helper()
+	dir := StablePath(t, "copies")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Errorf("removing the copy: %v", err)
+		}
+	})
+	return dir
+}
+
 // BuildDir is the folder t builds its functions into, kept from run to
-// run as a developer's .aws-sam/samlocal/build is: the go command leaves
-// an executable whose build ID matches what it would link as it is
-// (cmd/go, "go build -o"), so a run links only what changed since the
-// last one. Every build still runs and checks; none is skipped.
+// run as a developer's .aws-sam/samlocal/build is: the go command uses a
+// target whose build ID holds the action ID it would build as built
+// (cmd/go/internal/work/buildid.go, useCache), so a run links only what
+// changed since the last one. Every build still runs and checks; none is
+// skipped.
 func BuildDir(t testing.TB) string {
 	t.Helper()
 	dir := StablePath(t, "builds")

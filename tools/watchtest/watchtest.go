@@ -48,10 +48,11 @@ func CopyTree(t testing.TB) string {
 }
 
 // CopyFiles copies the repository's files rel (slash-separated paths below
-// its root) into a new folder, at the same paths, and returns it.
+// its root) into a new folder (proctest.CopyDir), at the same paths, and
+// returns it.
 func CopyFiles(t testing.TB, rel ...string) string {
 	t.Helper()
-	root, dst := repoRoot(), copyDir(t)
+	root, dst := repoRoot(), proctest.CopyDir(t)
 	for _, f := range rel {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
 		if err != nil {
@@ -66,26 +67,6 @@ func CopyFiles(t testing.TB, rel ...string) string {
 		}
 	}
 	return dst
-}
-
-// copyDir is a new, empty folder for t's copy, at the same path at every
-// run of t in this checkout (proctest.StablePath): there a run reuses the
-// last run's compiled packages.
-func copyDir(t testing.TB) string {
-	t.Helper()
-	dir := proctest.StablePath(t, "copies")
-	if err := os.RemoveAll(dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := os.RemoveAll(dir); err != nil {
-			t.Errorf("removing the copy: %v", err)
-		}
-	})
-	return dir
 }
 
 func repoRoot() string { return srctree.Path() }
