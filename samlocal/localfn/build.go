@@ -25,11 +25,10 @@ func Executable(dir string, fn samtemplate.Function) string {
 
 // Seed copies each function's last executable (last(fn); a missing one is
 // skipped) to where Build writes it under dir, a new folder. The go command
-// leaves an output whose build ID matches what it would link as it is
-// (cmd/go, "go build -o": the target is up to date), so a build into a
-// seeded folder links only the functions whose code changed: a reload of
-// one function among five links one. A copy, not a link: the executables
-// of the generation that serves stay as they are.
+// uses a target whose build ID holds the action ID it would build as built
+// (cmd/go/internal/work/buildid.go, useCache), so a build into a seeded
+// folder links only the functions whose code changed. A copy, not a hard
+// link: the executables of the generation that serves stay as they are.
 func Seed(dir string, fns []samtemplate.Function, last func(samtemplate.Function) string) error {
 	for _, fn := range fns {
 		src, err := os.Open(last(fn))
