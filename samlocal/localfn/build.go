@@ -31,20 +31,21 @@ func Executable(dir string, fn samtemplate.Function) string {
 // link: the executables of the generation that serves stay as they are.
 func Seed(dir string, fns []samtemplate.Function, last func(samtemplate.Function) string) error {
 	for _, fn := range fns {
-		src, err := os.Open(last(fn))
-		if err != nil {
-			continue // nothing to seed: Build links it
-		}
-		err = copyExecutable(Executable(dir, fn), src)
-		src.Close()
-		if err != nil {
+		if err := SeedFile(Executable(dir, fn), last(fn)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func copyExecutable(to string, src io.Reader) error {
+// SeedFile copies the executable at from (when there is one) to the new
+// path to, where a build is about to write: Seed for one file.
+func SeedFile(to, from string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return nil // nothing to seed: the build links it
+	}
+	defer src.Close()
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		return err
 	}

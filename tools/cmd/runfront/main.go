@@ -47,10 +47,12 @@ import (
 	"github.com/plantstore/plantstore/internal/logging"
 	"github.com/plantstore/plantstore/internal/serverproc"
 	"github.com/plantstore/plantstore/samlocal/devserver"
+	"github.com/plantstore/plantstore/samlocal/localfn"
 	"github.com/plantstore/plantstore/samlocal/localserve"
 	"github.com/plantstore/plantstore/samlocal/proc"
 	"github.com/plantstore/plantstore/samlocal/trace"
 	"github.com/plantstore/plantstore/samlocal/watch"
+	"github.com/plantstore/plantstore/tools/toolcache"
 )
 
 func main() {
@@ -99,20 +101,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 	if err != nil {
 		return err
 	}
-	generation := 0
-	// A build ends with ctx (childproc.Run interrupts it), and what the go
-	// command leaves when interrupted (its work folder, golang/go#25808)
-	// stays in dir, which goes when the tool stops.
-	build := func(ctx context.Context) (string, string, error) { // binary, compiler output
-		generation++
-		bin := filepath.Join(dir, "localapi-"+strconv.Itoa(generation))
-		var out bytes.Buffer
-		cmd := exec.Command("go", "build", "-o", bin, "./cmd/localapi")
-		cmd.Dir, cmd.Env = root, append(os.Environ(), "GOTMPDIR="+dir)
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := childproc.Run(ctx, cmd)
-		return bin, out.String(), err
-	}
+	b := &builder{root: root, dir: dir, kept: keptPath(root)}
 	rec := trace.NewRecorder(stdout)
 	rec.Title = "Plant Store make run"
 	output := rec.LogsAbove(stderr, shown)
@@ -147,9 +136,9 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 		return generationOf(srv)
 	}
 
-	bin, out, err := build(ctx)
+	bin, out, err := b.build(ctx)
 	if err != nil {
-		return fmt.Errorf("build cmd/localapi:\n%s", out)
+		return fmt.Errorf("build cmd/localapi (%w):\n%s", err, out)
 	}
 	first, err := serverproc.StartServer(bin, env, secret != "", output)
 	if err != nil {
@@ -163,7 +152,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 
 	stopWatch := func() {}
 	if watching {
-		if stopWatch, err = reloadOnChange(ctx, root, bin, build, start, sw, stdout); err != nil {
+		if stopWatch, err = reloadOnChange(ctx, root, bin, b.build, start, sw, stdout); err != nil {
 			return err
 		}
 		defer stopWatch()
@@ -201,6 +190,76 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 		fmt.Fprintln(stdout, "Plant Store local API stopped")
 	}
 	return err
+}
+
+// A builder builds cmd/localapi of root into dir, a new file for each
+// generation. A build starts from a copy of the last good one (for a start's
+// first, the last start's, which kept holds), and the go command leaves a
+// target whose build ID matches what it would link as it is
+// (cmd/go/internal/work/buildid.go, useCache): only changed code is linked
+// again, and a start with no change links nothing.
+//
+// A build ends with its context (childproc.Run interrupts it), and what
+// the go command leaves when interrupted (its work folder, golang/go#25808)
+// stays in dir, which goes when the tool stops.
+type builder struct {
+	root, dir  string
+	kept       string // "" when there is no cache folder
+	generation int
+}
+
+// build builds the next generation, and returns its executable and the
+// compiler's output.
+func (b *builder) build(ctx context.Context) (string, string, error) {
+	b.generation++
+	bin := filepath.Join(b.dir, "localapi-"+strconv.Itoa(b.generation))
+	if err := localfn.SeedFile(bin, b.kept); err != nil {
+		return bin, "", err
+	}
+	out, err := b.link(ctx, bin)
+	if err == nil {
+		b.keep(bin)
+	}
+	return bin, out, err
+}
+
+// link runs go build into bin, a seeded file or none.
+func (b *builder) link(ctx context.Context, bin string) (string, error) {
+	var out bytes.Buffer
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/localapi")
+	cmd.Dir, cmd.Env = b.root, append(os.Environ(), "GOTMPDIR="+b.dir)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := childproc.Run(ctx, cmd)
+	return out.String(), err
+}
+
+// keep makes bin the next build's seed: a whole copy, renamed into place,
+// so that another front of the same root reads the old file or the new.
+// It only saves links, so a failure is no error.
+func (b *builder) keep(bin string) {
+	if b.kept == "" {
+		return
+	}
+	tmp := fmt.Sprintf("%s.%d", b.kept, os.Getpid())
+	_ = os.Remove(tmp)
+	if localfn.SeedFile(tmp, bin) != nil || os.Rename(tmp, b.kept) != nil {
+		_ = os.Remove(tmp)
+	}
+}
+
+// keptPath is where the last good build of root waits for the next start:
+// in the cache folder (tools/toolcache, PLANTSTORE_CACHE), by the root's
+// absolute path; "" when caching is off or there is no such folder.
+func keptPath(root string) string {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return ""
+	}
+	c, err := toolcache.Open("", "run", []byte(abs))
+	if err != nil || c == nil {
+		return ""
+	}
+	return filepath.Join(c.Dir(), "localapi")
 }
 
 // reloadOnChange rebuilds the local API on every change of the Go source
