@@ -58,6 +58,7 @@ type options struct {
 	dur   time.Duration
 	conns int
 	crash bool
+	bin   string
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -67,6 +68,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.DurationVar(&o.dur, "duration", 10*time.Second, "how long to drive the server")
 	fs.IntVar(&o.conns, "conns", 32, "concurrent connections")
 	fs.BoolVar(&o.crash, "crash", false, "SIGKILL the server halfway and restart it on the same store")
+	fs.StringVar(&o.bin, "bin", "", "the local API's executable to drive (default: build ./cmd/localapi)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -78,9 +80,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin, err := serverproc.Build(dir, "./cmd/localapi")
-	if err != nil {
-		return err
+	bin := o.bin
+	if bin == "" {
+		if bin, err = serverproc.Build(dir, "./cmd/localapi"); err != nil {
+			return err
+		}
 	}
 	var secret [32]byte
 	rand.Read(secret[:])

@@ -7,12 +7,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantstore/plantstore/internal/serverproc"
 	"github.com/plantstore/plantstore/internal/srctree"
+	"github.com/plantstore/plantstore/samlocal/proctest"
 )
 
 // The short forms of `make load`: each run fails unless every acknowledged
-// create is stored as sent and nothing else is.
+// create is stored as sent and nothing else is. They share one build, in
+// the test's kept folder (proctest.BuildDir).
 func TestLoad(t *testing.T) {
+	bin, err := serverproc.Build(proctest.BuildDir(t), "./cmd/localapi")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -28,7 +35,7 @@ func TestLoad(t *testing.T) {
 				}
 			}
 			var out bytes.Buffer
-			err := run(context.Background(), append([]string{"load"}, tc.args...), &out)
+			err := run(context.Background(), append([]string{"load", "-bin", bin}, tc.args...), &out)
 			t.Log("\n" + out.String())
 			if err != nil {
 				t.Fatal(err)
