@@ -27,11 +27,12 @@ changes(r) if not r.level in {"Read", "List"}
 
 service(action) := split(action, ":")[0]
 
-accepted(r) if {
-	some e in input.allowlist
-	e.kind == "reach"
-	e.what == sprintf("%s %s", [r.subject, service(r.action)])
-}
+# key(r) is "<variant> <subject> <service>", as allowlist.yaml names it.
+key(r) := sprintf("%s %s", [r.subject, service(r.action)])
+
+acknowledged := {e.what | some e in input.allowlist; e.kind == "reach"}
+
+accepted(r) if key(r) in acknowledged
 
 widening contains r if {
 	some r in input.access.reach
@@ -41,7 +42,7 @@ widening contains r if {
 
 # The services of each subject refused ("<variant> <subject> <service>"),
 # whose access in its own stacks PS-IAM-002 leaves to this rule.
-refused := {sprintf("%s %s", [r.subject, service(r.action)]) | some r in widening}
+refused := {key(r) | some r in widening}
 
 subject(name) := s if {
 	some s in input.access.subjects
@@ -128,7 +129,7 @@ used(what) if what in changing
 
 # The services of each subject that change something outside its stacks
 # ("<variant> <subject> <service>"), accepted or not.
-changing := {sprintf("%s %s", [r.subject, service(r.action)]) |
+changing := {key(r) |
 	some r in input.access.reach
 	changes(r)
 }

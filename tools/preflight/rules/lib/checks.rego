@@ -146,31 +146,20 @@ dot(t) := "." if t == ""
 
 else := t
 
-matches(pat, p) if {
+# named(pat) are the packages a pattern names, each kind of pattern
+# worked out once, not per package.
+named(pat) := {p | some p in input.gate.packages; under(p.dir, b); p.module == m} if {
 	is_local(pat)
 	recursive(pat)
 	b := pattern_base(pat)
-	under(p.dir, b)
-	p.module == module_of(b)
-}
-
-matches(pat, p) if {
+	m := module_of(b)
+} else := {p | some p in input.gate.packages; p.dir == b} if {
 	is_local(pat)
-	not recursive(pat)
-	p.dir == pattern_base(pat)
-}
-
-matches(pat, p) if {
-	not is_local(pat)
+	b := pattern_base(pat)
+} else := {p | some p in input.gate.packages; under(p.import_path, prefix)} if {
 	recursive(pat)
 	prefix := trim_suffix(trim_suffix(pat, "..."), "/")
-	under(p.import_path, prefix)
-}
-
-matches(pat, p) if {
-	not is_local(pat)
-	p.import_path == pat
-}
+} else := {p | some p in input.gate.packages; p.import_path == pat}
 
 # in_view: with GOWORK=off go sees the main module alone.
 in_view(c, p) if object.get(c.assigns, "GOWORK", "") != "off"
@@ -193,7 +182,7 @@ word_selects(c, a, i) := pipe_selects(c.substs[sprintf("%d", [i])][0]) if c.subs
 
 else := pattern_selects(c, a)
 
-pattern_selects(c, a) := {p.dir | some p in input.gate.packages; matches(a, p); in_view(c, p)}
+pattern_selects(c, a) := {p.dir | some p in named(a); in_view(c, p)}
 
 # list_selects are the packages a go list with plain patterns names.
 list_selects(c) := {d |

@@ -101,14 +101,26 @@ reads_data(sc, s, bad) if {
 deny contains {"file": sc.file, "line": s.line, "msg": sprintf("%s: %s", [shell.where(sc), msg])} if {
 	some sc in input.scripts
 	sc.kind == "step"
+	some s in sc.stmts
+	writes_file(sc, s) # first: the taint is worked out only where a file is written
 	some [w, j, st] in steps
 	w.name == sc.workflow
 	j.name == sc.job
 	st.index == sc.step
 	start := {sprintf("v:%s", [v]) | some v in ({"__event_data", "GITHUB_HEAD_REF", "GITHUB_EVENT_PATH"} | tainted_env(env(w, j, st)))} | {"env"}
 	bad := tainted(sc, start) | start
-	some s in sc.stmts
 	writes_data(sc, s, bad)
+}
+
+writes_file(sc, s) if {
+	s.kind != "pipe"
+	writes(sc, s)
+}
+
+writes_file(sc, s) if {
+	s.kind == "pipe"
+	some p in s.parts
+	writes(sc, sc.stmts[p])
 }
 
 writes_data(sc, s, bad) if {
