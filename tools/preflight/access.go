@@ -552,8 +552,3 @@ const accessHeader = `# The effective access of every role and boundary within i
 # Reviewed: a change that grants new access fails until this file is
 # written again on purpose, with make preflight-accept.
 `
-
-// writeAccess writes the snapshot.
-func writeAccess(root string, lines []string) error {
-	return os.WriteFile(filepath.Join(root, accessFile), []byte(accessHeader+strings.Join(lines, "\n")+"\n"), 0o644)
-}

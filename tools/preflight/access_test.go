@@ -170,3 +170,8 @@ func iamBookFindings(t *testing.T, envs []env, facts map[string]any) []Finding {
 	}
 	return slices.DeleteFunc(fs, func(f Finding) bool { return !strings.HasPrefix(f.ID, "PS-IAM-") })
 }
+
+// writeAccess writes the snapshot.
+func writeAccess(root string, lines []string) error {
+	return os.WriteFile(filepath.Join(root, accessFile), []byte(accessHeader+strings.Join(lines, "\n")+"\n"), 0o644)
+}

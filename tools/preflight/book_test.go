@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/tester"
 )
 
@@ -129,3 +131,16 @@ func TestAddingARuleExample(t *testing.T) {
 		t.Errorf("%d fixtures ran, want two", n)
 	}
 }
+
+// Eval applies every rule to the facts.
+func (b *Book) Eval(ctx context.Context, facts any) ([]Finding, error) {
+	in, err := ast.InterfaceToValue(facts)
+	if err != nil {
+		return nil, fmt.Errorf("the rule book's input: %w", err)
+	}
+	return b.evalValue(ctx, in)
+}
+
+// TestModules are every module of the book, the fixtures with them, for
+// OPA's test runner.
+func (b *Book) TestModules() map[string]*ast.Module { return b.modules }

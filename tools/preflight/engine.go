@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -137,15 +136,6 @@ func ruleOf(m *ast.Module, file, pkg string) (Rule, error) {
 	return Rule{}, fmt.Errorf("%s: no package METADATA (id, title, danger, fix, source)", file)
 }
 
-// Eval applies every rule to the facts.
-func (b *Book) Eval(ctx context.Context, facts any) ([]Finding, error) {
-	in, err := ast.InterfaceToValue(facts)
-	if err != nil {
-		return nil, fmt.Errorf("the rule book's input: %w", err)
-	}
-	return b.evalValue(ctx, in)
-}
-
 // evalValue is Eval of an input already in OPA's form.
 func (b *Book) evalValue(ctx context.Context, in ast.Value) ([]Finding, error) {
 	rs, err := b.query.Eval(ctx, rego.EvalParsedInput(in))
@@ -167,22 +157,6 @@ func (b *Book) evalValue(ctx context.Context, in ast.Value) ([]Finding, error) {
 	sortFindings(out)
 	return out, nil
 }
-
-// Rule is the rule of an ID.
-func (b *Book) Rule(id string) (Rule, bool) {
-	i := slices.IndexFunc(b.Rules, func(r Rule) bool { return r.ID == id })
-	if i < 0 {
-		return Rule{}, false
-	}
-	return b.Rules[i], true
-}
-
-// TestModules are every module of the book, the fixtures with them, for
-// OPA's test runner.
-func (b *Book) TestModules() map[string]*ast.Module { return b.modules }
-
-// Dir is the folder of a rule's file in the repository.
-func (r Rule) Dir() string { return path.Join("tools/preflight", path.Dir(r.File)) }
 
 func str(v any) string {
 	if v == nil {

@@ -253,16 +253,6 @@ func (e env) managedPolicy(arn string) (any, error) {
 	return nil, fmt.Errorf("policy %s exists in no template of environment %s (a boundary the pipeline stack does not create)", arn, e.name)
 }
 
-// roleWithArn finds the role of r whose ARN an attribute names.
-func (e env) roleWithArn(r *samtemplate.Resolved, arn any) (role, error) {
-	for _, id := range r.ResourcesOfType("AWS::IAM::Role") {
-		if a, _ := r.Value(map[string]any{"Fn::GetAtt": []any{id, "Arn"}}); a == arn {
-			return e.roleOf(r, id)
-		}
-	}
-	return role{}, fmt.Errorf("no role of the template has the ARN %v", arn)
-}
-
 // where names a resource of one of the variant's stacks for a finding:
 // "<LogicalId> (<file>, <variant>)".
 func (e env) where(r *samtemplate.Resolved, id string) string {

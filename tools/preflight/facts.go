@@ -10,13 +10,8 @@ import (
 	"path/filepath"
 )
 
-// Facts reads the repository at root into the rule book's input.
-func Facts(root string) (map[string]any, error) {
-	facts, _, err := readFacts(root)
-	return facts, err
-}
-
-// readFacts is Facts, and the stack part (stacks.go): input.stacks, and
+// readFacts reads the repository at root into the rule book's input, and
+// returns the stack part (stacks.go) with it: input.stacks, and
 // what Check adds after the evaluator and the rules still in Go.
 func readFacts(root string) (map[string]any, *stackPart, error) {
 	wfs, err := loadWorkflows(filepath.Join(root, ".github", "workflows"))

@@ -32,3 +32,9 @@ func TestFactsServeTheRulesToCome(t *testing.T) {
 		}
 	}
 }
+
+// Facts reads the repository at root into the rule book's input.
+func Facts(root string) (map[string]any, error) {
+	facts, _, err := readFacts(root)
+	return facts, err
+}

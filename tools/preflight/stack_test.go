@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -205,4 +206,14 @@ func needEvaluator(t *testing.T) {
 			t.Skip("node is not installed (make test installs the IAM evaluator and runs this)")
 		}
 	}
+}
+
+// roleWithArn finds the role of r whose ARN an attribute names.
+func (e env) roleWithArn(r *samtemplate.Resolved, arn any) (role, error) {
+	for _, id := range r.ResourcesOfType("AWS::IAM::Role") {
+		if a, _ := r.Value(map[string]any{"Fn::GetAtt": []any{id, "Arn"}}); a == arn {
+			return e.roleOf(r, id)
+		}
+	}
+	return role{}, fmt.Errorf("no role of the template has the ARN %v", arn)
 }

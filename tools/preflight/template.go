@@ -344,20 +344,6 @@ func LoadAllowlist(path string) (*Allowlist, error) {
 	return a, nil
 }
 
-// allows says whether an entry with a reason allows what. An entry without
-// one allows nothing.
-func (a *Allowlist) allows(kind, what string) bool {
-	if a == nil {
-		return false
-	}
-	for _, e := range a.Entries {
-		if e.Kind == kind && e.What == what && strings.TrimSpace(e.Reason) != "" {
-			return true
-		}
-	}
-	return false
-}
-
 // oneLineJSON is v in JSON, cut to at most n bytes.
 func oneLineJSON(v any, n int) string {
 	raw, err := json.Marshal(v)

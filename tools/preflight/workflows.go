@@ -71,25 +71,6 @@ func (s *step) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-func (s step) name() string {
-	if s.Name != "" {
-		return s.Name
-	}
-	if s.Uses != "" {
-		return s.Uses
-	}
-	return s.Run
-}
-
-// matches says whether a step is the one a test names: by its action
-// (owner/repo, any version) or by the text of its name or script.
-func (s step) matches(what string) bool {
-	if strings.Contains(what, "/") {
-		return s.action() == what
-	}
-	return strings.Contains(s.Name, what) || strings.Contains(s.Run, what)
-}
-
 // action is the step's action without its ref, lower case (GitHub's owner
 // and repository names are case-insensitive).
 func (s step) action() string {
