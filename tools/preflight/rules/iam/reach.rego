@@ -23,7 +23,7 @@ package preflight.rules.reach
 # it grants on every alarm) is access like any other, kept in the reviewed
 # snapshot; changing anything outside is refused, unless allowlist.yaml
 # names the subject's service (kind reach) with its reason.
-changes(r) if not r.level in {"Read", "List"}
+changed := [r | some r in input.access.reach; not r.level in {"Read", "List"}]
 
 service(action) := split(action, ":")[0]
 
@@ -35,8 +35,7 @@ acknowledged := {e.what | some e in input.allowlist; e.kind == "reach"}
 accepted(r) if key(r) in acknowledged
 
 widening contains r if {
-	some r in input.access.reach
-	changes(r)
+	some r in changed
 	not accepted(r)
 }
 
@@ -129,10 +128,7 @@ used(what) if what in changing
 
 # The services of each subject that change something outside its stacks
 # ("<variant> <subject> <service>"), accepted or not.
-changing := {key(r) |
-	some r in input.access.reach
-	changes(r)
-}
+changing := {key(r) | some r in changed}
 
 by_service(reqs) := concat(", ", [sprintf("%s (%d, first %s)", [svc, count(of), of[0]]) |
 	some svc in sort({split(r, ":")[0] | some r in reqs})

@@ -7,7 +7,11 @@ within(sc, s) := [t | some t in sc.stmts; t.id >= s.id; t.id <= s.end]
 
 # command(s) is a call's words from the command it runs: sudo, env, exec
 # and command, with their options and assignments, stripped.
-command(s) := array.slice(s.words, i, count(s.words)) if {
+command(s) := s.words if {
+	s.kind == "call"
+	count(s.words) > 0
+	not wrapper(s.words[0]) # the common case, worked out first
+} else := array.slice(s.words, i, count(s.words)) if {
 	s.kind == "call"
 	i := min({k | some k, w in s.words; not wrapper(w)})
 }
