@@ -71,17 +71,34 @@ func Start(cmd *exec.Cmd) error {
 // process group is interrupted (SIGINT, as the terminal's Ctrl-C would
 // reach it; killed where there are no signals): make then waits for its
 // commands, and the go command for its compiler and linker, so that once
-// Run has returned nothing of the group writes any more.
+// Run has returned nothing of the group writes any more. A group still
+// running interruptGrace later is killed: a Ctrl-C can be lost, as in a
+// terminal (a shell that it reaches while it waits for a command that then
+// exits normally goes on to its next one: bash's "wait and cooperative
+// exit"; make then waits for that command too).
 func Run(ctx context.Context, cmd *exec.Cmd) error {
 	if err := Start(cmd); err != nil {
 		return err
 	}
-	stop := context.AfterFunc(ctx, func() { interruptGroup(cmd) })
+	exited, grace := make(chan struct{}), interruptGrace
+	stop := context.AfterFunc(ctx, func() {
+		interruptGroup(cmd)
+		select {
+		case <-exited:
+		case <-time.After(grace):
+			killGroup(cmd)
+		}
+	})
 	err := cmd.Wait()
+	close(exited)
 	stop()
 	forget(cmd)
 	return err
 }
+
+// interruptGrace is how long Run's interrupted group has to exit before it
+// is killed: the go command and make stop within a second of a SIGINT.
+var interruptGrace = 10 * time.Second
 
 // Kill ends cmd and every process of its group at once (SIGKILL where there
 // are signals) and forgets it. The caller still Waits for it.

@@ -78,3 +78,38 @@ func TestRunInterruptsWhenItsContextEnds(t *testing.T) {
 		t.Error("Run left the child recorded")
 	}
 }
+
+// A group that a SIGINT does not stop (here it ignores it; a shell can lose
+// one) is killed interruptGrace later, and Run returns.
+func TestRunKillsAGroupItsInterruptMisses(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses sh(1) and SIGINT")
+	}
+	grace := interruptGrace
+	interruptGrace = 100 * time.Millisecond
+	t.Cleanup(func() { interruptGrace = grace })
+	ready := filepath.Join(t.TempDir(), "ready")
+	cmd := exec.Command("sh", "-c", `trap '' INT; touch "$0"; sleep 60`, ready)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ran := make(chan error, 1)
+	go func() { ran <- Run(ctx, cmd) }()
+	bound, stop := context.WithTimeout(context.Background(), 30*time.Second) // a failure bound, not a measure
+	defer stop()
+	for _, err := os.Stat(ready); err != nil; _, err = os.Stat(ready) {
+		select {
+		case <-bound.Done():
+			t.Fatal("the child did not start within 30s")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	select {
+	case err := <-ran:
+		if err == nil {
+			t.Error("Run = nil, want the kill's error")
+		}
+	case <-bound.Done():
+		t.Fatal("Run still waits 30s after its context ended: the group was not killed")
+	}
+}

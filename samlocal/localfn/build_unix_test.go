@@ -46,8 +46,9 @@ func TestBuildStopsWithItsContext(t *testing.T) {
 		}
 	}
 	// The recipe sleeps a minute: a Build that returns well before that
-	// has stopped it. Its own bound starts at the cancel, so a slow start
-	// under load does not eat into it.
+	// has stopped it, by the SIGINT or, when the recipe's shell lost that,
+	// by the kill 10 s later (childproc.Run). Its own bound starts at the
+	// cancel, so a slow start under load does not eat into it.
 	cancel()
 	select {
 	case err := <-built:
