@@ -47,27 +47,8 @@ func TestRunInterruptsWhenItsContextEnds(t *testing.T) {
 	dir := t.TempDir()
 	ready, mark := filepath.Join(dir, "ready"), filepath.Join(dir, "interrupted")
 	cmd := exec.Command("sh", "-c", `trap 'touch "$1"; exit 0' INT; touch "$0"; while :; do sleep 0.05; done`, ready, mark)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ran := make(chan error, 1)
-	go func() { ran <- Run(ctx, cmd) }()
-	bound, stop := context.WithTimeout(context.Background(), 10*time.Second) // a failure bound, not a measure
-	defer stop()
-	for _, err := os.Stat(ready); err != nil; _, err = os.Stat(ready) {
-		select {
-		case <-bound.Done():
-			t.Fatal("the child did not start within 10s")
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	cancel()
-	select {
-	case err := <-ran:
-		if err != nil {
-			t.Errorf("Run = %v, want the child's clean exit on SIGINT", err)
-		}
-	case <-bound.Done():
-		t.Fatal("Run still waits 10s after its context ended")
+	if err := cancelWhenReady(t, cmd, ready); err != nil {
+		t.Errorf("Run = %v, want the child's clean exit on SIGINT", err)
 	}
 	if _, err := os.Stat(mark); err != nil {
 		t.Errorf("the child was not interrupted: %v", err)
@@ -90,11 +71,22 @@ func TestRunKillsAGroupItsInterruptMisses(t *testing.T) {
 	t.Cleanup(func() { interruptGrace = grace })
 	ready := filepath.Join(t.TempDir(), "ready")
 	cmd := exec.Command("sh", "-c", `trap '' INT; touch "$0"; sleep 60`, ready)
+	if err := cancelWhenReady(t, cmd, ready); err == nil {
+		t.Error("Run = nil, want the kill's error")
+	}
+}
+
+// cancelWhenReady runs cmd with Run, ends Run's context once the child has
+// made the file ready, and returns Run's error. It fails t when the child
+// does not start, or Run does not return, within 30 s (failure bounds, not
+// measures).
+func cancelWhenReady(t *testing.T, cmd *exec.Cmd, ready string) error {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ran := make(chan error, 1)
 	go func() { ran <- Run(ctx, cmd) }()
-	bound, stop := context.WithTimeout(context.Background(), 30*time.Second) // a failure bound, not a measure
+	bound, stop := context.WithTimeout(context.Background(), 30*time.Second)
 	defer stop()
 	for _, err := os.Stat(ready); err != nil; _, err = os.Stat(ready) {
 		select {
@@ -106,10 +98,9 @@ func TestRunKillsAGroupItsInterruptMisses(t *testing.T) {
 	cancel()
 	select {
 	case err := <-ran:
-		if err == nil {
-			t.Error("Run = nil, want the kill's error")
-		}
+		return err
 	case <-bound.Done():
-		t.Fatal("Run still waits 30s after its context ended: the group was not killed")
+		t.Fatal("Run still waits 30s after its context ended")
+		return nil
 	}
 }
