@@ -2,7 +2,6 @@ package preflight
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 )
 
@@ -15,17 +14,10 @@ func BenchmarkBookEval(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	facts, stacks, err := readFacts(repoRoot)
+	facts, stacks, _, err := checkFacts(repoRoot)
 	if err != nil {
 		b.Fatal(err)
 	}
-	allow, err := LoadAllowlist(filepath.Join(repoRoot, AllowlistFile))
-	if err != nil {
-		b.Fatal(err)
-	}
-	facts["access"] = stacks.access
-	facts["allowlist"] = allowlistFacts(allow)
-	facts["allowlist_entries"] = allowlistEntries(allow)
 	for b.Loop() {
 		in, err := inputOf(facts, stacks)
 		if err != nil {

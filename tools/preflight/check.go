@@ -17,21 +17,10 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	facts, stacks, err := readFacts(root)
+	facts, stacks, allow, err := checkFacts(root)
 	if err != nil {
 		return nil, err
 	}
-	allow, err := LoadAllowlist(filepath.Join(root, AllowlistFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		allow, err = &Allowlist{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", AllowlistFile, err)
-	}
-	// The evaluator's answers, and the acceptances.
-	facts["access"] = stacks.access
-	facts["allowlist"] = allowlistFacts(allow)
-	facts["allowlist_entries"] = allowlistEntries(allow)
 	in, err := inputOf(facts, stacks)
 	if err != nil {
 		return nil, err
@@ -46,6 +35,27 @@ func Check(ctx context.Context, root string) ([]Finding, error) {
 	}
 	sortFindings(out)
 	return out, nil
+}
+
+// checkFacts are the facts of the repository at root as Check gives them
+// to the rules (the evaluator's answers and the acceptances with them), the
+// stack part, and the allowlist.
+func checkFacts(root string) (map[string]any, *stackPart, *Allowlist, error) {
+	facts, stacks, err := readFacts(root)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	allow, err := LoadAllowlist(filepath.Join(root, AllowlistFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		allow, err = &Allowlist{}, nil
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", AllowlistFile, err)
+	}
+	facts["access"] = stacks.access
+	facts["allowlist"] = allowlistFacts(allow)
+	facts["allowlist_entries"] = allowlistEntries(allow)
+	return facts, stacks, allow, nil
 }
 
 // inputOf is the rule book's input: facts in OPA's form, the stack part's
