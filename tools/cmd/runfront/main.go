@@ -216,9 +216,10 @@ func (b *builder) build(ctx context.Context) (string, string, error) {
 	if err := localfn.SeedFile(bin, b.kept); err != nil {
 		return bin, "", err
 	}
+	seeded, _ := os.Stat(bin)
 	out, err := b.link(ctx, bin)
-	if err == nil {
-		b.keep(bin)
+	if built, serr := os.Stat(bin); err == nil && serr == nil && (seeded == nil || !os.SameFile(seeded, built)) {
+		b.keep(bin) // linked again: kept holds the old code
 	}
 	return bin, out, err
 }
