@@ -77,14 +77,12 @@ var (
 	// A rule line: targets, then one colon or two.
 	ruleLineRe = regexp.MustCompile(`^([^\t#=:][^#=:]*?)\s*::?(?:[^=]|$)(.*)$`)
 	makeVarRe  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	makeRefRe  = regexp.MustCompile(`\$[({][A-Za-z_][A-Za-z0-9_]*[)}]`)
 )
 
 // makeFile is the Makefile as read: each target's rules, every assignment
 // in file order, and the global variables' values.
 type makeFile struct {
 	rules   map[string][]makeRule
-	vars    map[string]string // the last value set (?= sets only an unset one)
 	assigns []makeAssign
 }
 
@@ -119,7 +117,7 @@ func readMakefile(root string) *makeFile {
 // lines (a leading tab; GNU make manual, "Recipe Syntax") and assignments.
 // It does not evaluate conditionals or includes.
 func parseMakefile(raw string) *makeFile {
-	m := &makeFile{rules: map[string][]makeRule{}, vars: map[string]string{}}
+	m := &makeFile{rules: map[string][]makeRule{}}
 	lines := strings.Split(raw, "\n")
 	var current []string // targets whose recipe is being read
 	recipe := func(l recipeLine) {
@@ -153,9 +151,6 @@ func parseMakefile(raw string) *makeFile {
 		if a := assignRe.FindStringSubmatch(l); a != nil {
 			v := stripComment(a[3])
 			m.assigns = append(m.assigns, makeAssign{start, "", a[1], a[2], v})
-			if _, set := m.vars[a[1]]; !set || a[2] != "?=" {
-				m.vars[a[1]] = v
-			}
 			continue
 		}
 		r := ruleLineRe.FindStringSubmatch(l)
@@ -195,69 +190,4 @@ func stripComment(s string) string {
 		s = s[:i]
 	}
 	return strings.TrimSpace(s)
-}
-
-// expandMakeVars replaces $(NAME) by the value of a simple variable, a few
-// levels deep; others stay for expandMake.
-func expandMakeVars(s string, vars map[string]string) string {
-	for range 4 {
-		t := makeRefRe.ReplaceAllStringFunc(s, func(ref string) string {
-			if v, ok := vars[ref[2:len(ref)-1]]; ok && !strings.Contains(v, "$(shell") {
-				return v
-			}
-			return ref
-		})
-		if t == s {
-			break
-		}
-		s = t
-	}
-	return s
-}
-
-// expandMake replaces make's references in a recipe line with plain words
-// so that the shell parser can read it: $$ is a literal $, $(NAME) and
-// ${NAME} become the name in lower case ($(MAKE) is make, $(GO) go), a
-// function call ($(if ...), $(addprefix ...)) becomes _make_, $@ and the
-// other automatic variables _auto_.
-func expandMake(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '$' || i+1 >= len(s) {
-			b.WriteByte(s[i])
-			continue
-		}
-		switch ch := s[i+1]; ch {
-		case '$':
-			b.WriteByte('$')
-			i++
-		case '(', '{':
-			closer := byte(')')
-			if ch == '{' {
-				closer = '}'
-			}
-			depth, j := 0, i+1
-			for ; j < len(s); j++ {
-				if s[j] == ch {
-					depth++
-				} else if s[j] == closer {
-					depth--
-					if depth == 0 {
-						break
-					}
-				}
-			}
-			inner := s[i+2 : min(j, len(s))]
-			if makeVarRe.MatchString(inner) {
-				b.WriteString(strings.ToLower(inner))
-			} else {
-				b.WriteString("_make_")
-			}
-			i = j
-		default:
-			b.WriteString("_auto_")
-			i++
-		}
-	}
-	return b.String()
 }

@@ -57,10 +57,15 @@ func gateFacts(root string, wfs []*workflow, m *makeFile, parsed []ciScript) map
 	scripts := workflowScripts(wfs)
 	var ciRun *syntax.File
 	for _, sc := range parsed {
-		if sc.facts["kind"] == "ci" && sc.file != nil {
+		switch {
+		case sc.file == nil:
+		case sc.facts["kind"] == "ci":
 			ciRun = sc.file
 			scripts = append(scripts, map[string]any{"file": ".ci/run", "line": 1, "commands": shCommands(ciRun, shLine(0))})
 			env = append(env, ciRunEnv(ciRun)...)
+		case sc.facts["kind"] == "recipe":
+			line := sc.facts["line"].(int)
+			scripts = append(scripts, map[string]any{"file": "Makefile", "line": line, "target": sc.facts["target"], "commands": shCommands(sc.file, shLine(line-1))})
 		}
 	}
 	envs := []any{}
@@ -70,7 +75,6 @@ func gateFacts(root string, wfs []*workflow, m *makeFile, parsed []ciScript) map
 	out["env"] = envs
 	if m != nil {
 		mr := &makeReader{m: m, env: env, seen: map[string]bool{}}
-		scripts = append(scripts, mr.scripts()...)
 		out["make_vars"] = mr.vars()
 		out["runs"] = mr.follow(ciRun)
 	}
@@ -417,25 +421,6 @@ type makeReader struct {
 	env  []envVar // the environment make starts with
 	seen map[string]bool
 	runs []any
-}
-
-// scripts are every target's recipe lines, expanded with the Makefile's
-// variables.
-func (r *makeReader) scripts() []any {
-	base := r.scope(nil, "")
-	targets := mapKeys(r.m.rules)
-	slices.Sort(targets)
-	var out []any
-	for _, t := range targets {
-		for _, rule := range r.m.rules[t] {
-			for _, l := range rule.recipe {
-				if f, err := parseShell(base.expand(l.text, t, 0), ""); err == nil {
-					out = append(out, map[string]any{"file": "Makefile", "line": l.line, "target": t, "commands": shCommands(f, shLine(l.line-1))})
-				}
-			}
-		}
-	}
-	return out
 }
 
 // vars are the variables as make has them when .ci/run runs it.

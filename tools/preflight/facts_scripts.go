@@ -33,8 +33,9 @@ package preflight
 //
 // A run: step's expressions become words before the parse, as GitHub
 // expands them first: event data (github.event, github.head_ref, inputs) as
-// ${__event_data}, any other as _expr_. A recipe line is read with the
-// Makefile's simple variables expanded, $(MAKE) as make.
+// ${__event_data}, any other as _expr_. A recipe line is read as make
+// expands it with the Makefile's own values (makeScope, facts_gate.go):
+// an undefined variable and $(shell ...) are empty.
 
 import (
 	"fmt"
@@ -91,6 +92,7 @@ func ciScripts(root string, wfs []*workflow, m *makeFile) []ciScript {
 		add(".ci/run", string(raw), 0, map[string]any{"file": ".ci/run", "kind": "ci", "where": ".ci/run", "line": 1})
 	}
 	if m != nil {
+		base := (&makeReader{m: m}).scope(nil, "") // the Makefile's own values, no environment's
 		targets := slices.Sorted(func(yield func(string) bool) {
 			for t := range m.rules {
 				if !yield(t) {
@@ -101,7 +103,7 @@ func ciScripts(root string, wfs []*workflow, m *makeFile) []ciScript {
 		for _, t := range targets {
 			for _, r := range m.rules[t] {
 				for _, l := range r.recipe {
-					add(fmt.Sprintf("Makefile:%d target %s", l.line, t), expandMake(expandMakeVars(l.text, m.vars)), l.line-1,
+					add(fmt.Sprintf("Makefile:%d target %s", l.line, t), base.expand(l.text, t, 0), l.line-1,
 						map[string]any{"file": "Makefile", "kind": "recipe", "where": "target " + t, "line": l.line, "target": t})
 				}
 			}
