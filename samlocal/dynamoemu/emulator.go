@@ -4,30 +4,27 @@
 // (signature.go), for
 // samlocal's functions (Local: the template's tables, created on them) and
 // for tests (through dynamoemutest). moto returns the old item on a failed
-// condition but its conditional writes are not atomic; dynalite
-// serializes writes per item but ignores ReturnValuesOnConditionCheckFailure.
+// condition but its conditional writes are not atomic, so its front passes
+// on one request at a time; dynalite serializes writes per item but
+// ignores ReturnValuesOnConditionCheckFailure.
 package dynamoemu
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/plantstore/plantstore/samlocal/childproc"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -49,12 +46,7 @@ type Server struct {
 	// stop ends what stands before the server (dynalite's guarded front)
 	// and removes its socket's folder.
 	stop func()
-	// serial makes clients send one request at a time (moto's threaded
-	// server shares unlocked state between requests).
-	serial *sync.Mutex
 }
-
-var motoSerial sync.Mutex
 
 // StartMoto starts moto_server (see start).
 func StartMoto() (*Server, error) {
@@ -63,12 +55,10 @@ func StartMoto() (*Server, error) {
 		return nil, fmt.Errorf("moto_server is not installed (pip install 'moto[server]'): %w", err)
 	}
 	// moto_server runs Werkzeug's run_simple, which takes unix://PATH for a
-	// host.
-	s, err := start("moto", func(sock string) *exec.Cmd { return exec.Command(bin, "-H", "unix://"+sock, "-p", "0") })
-	if s != nil {
-		s.serial = &motoSerial
-	}
-	return s, err
+	// host, with a thread per request; its backends share unlocked state
+	// between them, so its front passes on one request at a time, whoever
+	// sends it (a test, samlocal's stream poller, a function).
+	return start("moto", true, func(sock string) *exec.Cmd { return exec.Command(bin, "-H", "unix://"+sock, "-p", "0") })
 }
 
 // StartDynalite starts dynalite (see start), with a path keeping its data
@@ -80,7 +70,7 @@ func StartDynalite(path string) (*Server, error) {
 	}
 	// dynalite's cli.js passes --port to node's server.listen, which takes a
 	// path for a Unix socket.
-	return start("dynalite", func(sock string) *exec.Cmd {
+	return start("dynalite", false, func(sock string) *exec.Cmd {
 		args := []string{"--port", sock, "--createTableMs", "0", "--deleteTableMs", "0"}
 		if path != "" {
 			args = append(args, "--path", path)
@@ -96,7 +86,8 @@ func StartDynalite(path string) (*Server, error) {
 // Access-Control-Allow-Origin: *, moto by echoing the Origin), and behind
 // Signed with new credentials of its own, since neither checks a
 // signature. So neither another user nor a web page reaches the table.
-func start(name string, command func(sock string) *exec.Cmd) (*Server, error) {
+// With serial, the front sends the server one request at a time.
+func start(name string, serial bool, command func(sock string) *exec.Cmd) (*Server, error) {
 	// Mode 0700; childproc.StopAll removes it on every way out of a tool,
 	// a second Ctrl-C's included.
 	dir, err := childproc.TempDir(name + "-")
@@ -114,7 +105,7 @@ func start(name string, command func(sock string) *exec.Cmd) (*Server, error) {
 		return nil, err
 	}
 	s.Credentials = NewCredentials()
-	url, stopFront, err := front(sock, s.Credentials)
+	url, stopFront, err := front(sock, s.Credentials, serial)
 	if err != nil {
 		s.Stop()
 		return nil, err
@@ -178,7 +169,7 @@ func findDynalite() (string, error) {
 // Client returns a DynamoDB client for s with the SDK's standard retryer,
 // signing with s.Credentials.
 func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
-	opts := dynamodb.Options{Region: Region, BaseEndpoint: aws.String(s.URL), Credentials: s.credentials(), HTTPClient: s.httpClient()}
+	opts := dynamodb.Options{Region: Region, BaseEndpoint: aws.String(s.URL), Credentials: s.credentials()}
 	return dynamodb.New(opts, optFns...)
 }
 
@@ -188,7 +179,7 @@ func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 // name for DynamoDB Streams (service/dynamodbstreams, endpoints.go); it
 // takes an unsigned request for S3's.
 func (s *Server) Streams(optFns ...func(*dynamodbstreams.Options)) *dynamodbstreams.Client {
-	opts := dynamodbstreams.Options{Region: Region, BaseEndpoint: aws.String(s.URL), Credentials: s.credentials(), HTTPClient: s.httpClient()}
+	opts := dynamodbstreams.Options{Region: Region, BaseEndpoint: aws.String(s.URL), Credentials: s.credentials()}
 	return dynamodbstreams.New(opts, optFns...)
 }
 
@@ -198,33 +189,6 @@ func (s *Server) credentials() aws.CredentialsProvider {
 		creds = aws.Credentials{AccessKeyID: "unchecked", SecretAccessKey: "unchecked"}
 	}
 	return credentials.StaticCredentialsProvider{Value: creds}
-}
-
-// httpClient is the SDK's, or for moto one that sends one request at a
-// time; nil leaves the SDK's default.
-func (s *Server) httpClient() aws.HTTPClient {
-	if s.serial == nil {
-		return nil
-	}
-	return serialClient{mu: s.serial, next: awshttp.NewBuildableClient()}
-}
-
-type serialClient struct {
-	mu   *sync.Mutex
-	next *awshttp.BuildableClient
-}
-
-func (c serialClient) Do(r *http.Request) (*http.Response, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	resp, err := c.next.Do(r)
-	if err != nil {
-		return nil, err
-	}
-	body, err := io.ReadAll(resp.Body) // the whole answer inside the lock
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	return resp, err
 }
 
 // Env is the environment a child process needs to reach s through the SDK's

@@ -8,6 +8,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -56,12 +57,22 @@ func Front(creds aws.Credentials, next http.Handler) (string, func(), error) {
 	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
 }
 
-// front is Front before a server that listens on the Unix socket sock.
-func front(sock string, creds aws.Credentials) (string, func(), error) {
+// front is Front before a server that listens on the Unix socket sock;
+// with serial, it passes on one request at a time, each until its answer
+// is copied whole.
+func front(sock string, creds aws.Credentials, serial bool) (string, func(), error) {
 	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: "emulator"})
 	proxy.ModifyResponse = StripCORS
 	proxy.Transport = &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
 	}}
-	return Front(creds, proxy)
+	if !serial {
+		return Front(creds, proxy)
+	}
+	var mu sync.Mutex
+	return Front(creds, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		proxy.ServeHTTP(w, r)
+	}))
 }

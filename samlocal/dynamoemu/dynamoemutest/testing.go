@@ -24,7 +24,8 @@ type shared struct {
 var moto, dynalite shared
 
 // Moto returns the shared moto_server. It returns the old item on a failed
-// condition, but its conditional writes are not atomic: do not race on it.
+// condition; its front passes on one request at a time, as its own
+// conditional writes are not atomic.
 func Moto(t testing.TB) *dynamoemu.Server {
 	t.Helper()
 	return get(t, &moto, "moto", dynamoemu.StartMoto)
