@@ -20,11 +20,13 @@ func opener(srv func(testing.TB) *dynamoemu.Server) planttest.Opener {
 	}
 }
 
-// moto returns the old item on a failed condition; its conditional writes are
-// not atomic under concurrency, so the race runs on dynalite only.
+// moto returns the old item on a failed condition. Its conditional writes
+// are not atomic under concurrency, but its front (dynamoemu) passes on one
+// request at a time, so the race runs on it too.
 func TestContractMoto(t *testing.T) {
 	t.Parallel()
 	planttest.Run(t, opener(dynamoemutest.Moto))
+	planttest.RunRace(t, opener(dynamoemutest.Moto))
 }
 
 // dynalite serializes writes per item and returns no old item, so it runs the
