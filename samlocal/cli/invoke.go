@@ -13,7 +13,7 @@ import (
 	"github.com/plantstore/plantstore/samlocal/localfn"
 	"github.com/plantstore/plantstore/samlocal/localserve"
 	"github.com/plantstore/plantstore/samlocal/samtemplate"
-	"github.com/plantstore/plantstore/samlocal/trace"
+	"github.com/plantstore/plantstore/samlocal/termsafe"
 )
 
 // invoke is samlocal invoke: a function's executable, built for this
@@ -57,7 +57,7 @@ func invoke(ctx context.Context, args []string, lookupEnv func(string) (string, 
 	if err != nil {
 		return err
 	}
-	fnCfg := cfg.FnConfig(lookupEnv, trace.Escaper(stderr))
+	fnCfg := cfg.FnConfig(lookupEnv, termsafe.Escaper(stderr))
 	tpl, err := fnCfg.Load()
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func invoke(ctx context.Context, args []string, lookupEnv func(string) (string, 
 	defer rt.Close()
 	// The function's lines go to stderr escaped: it may log what the
 	// event carries.
-	output := trace.Escaper(stderr)
+	output := termsafe.Escaper(stderr)
 	var fn *lambdaemu.Function
 	if spec.Debug != nil {
 		// No timeout while debugging, as SAM CLI (lambdaemu.Spec).
@@ -174,13 +174,13 @@ func initFailed(stdout io.Writer, function string, doc []byte) error {
 	}
 	var e struct{ ErrorType, ErrorMessage string }
 	if json.Unmarshal(doc, &e) != nil {
-		return fmt.Errorf("%s: init failed: %s", function, trace.Escape(string(doc)))
+		return fmt.Errorf("%s: init failed: %s", function, termsafe.Escape(string(doc)))
 	}
-	return fmt.Errorf("%s: init failed: %s", function, trace.Escape(e.ErrorType+": "+e.ErrorMessage))
+	return fmt.Errorf("%s: init failed: %s", function, termsafe.Escape(e.ErrorType+": "+e.ErrorMessage))
 }
 
 // printAnswer prints a function's answer on stdout, indented when it is
-// JSON, escaped (trace.Escape) line by line: JSON leaves DEL and the C1
+// JSON, escaped (termsafe.Escape) line by line: JSON leaves DEL and the C1
 // controls (U+0080 to U+009F, which a terminal may obey) as they are, and
 // Escape writes them as \u escapes, so the answer stays the same JSON.
 func printAnswer(stdout io.Writer, out []byte) error {
@@ -188,6 +188,6 @@ func printAnswer(stdout io.Writer, out []byte) error {
 	if json.Unmarshal(out, &pretty) == nil {
 		out, _ = json.MarshalIndent(pretty, "", "  ")
 	}
-	_, err := fmt.Fprintf(trace.Escaper(stdout), "%s\n", out)
+	_, err := fmt.Fprintf(termsafe.Escaper(stdout), "%s\n", out)
 	return err
 }

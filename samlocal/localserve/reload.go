@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/samlocal/childproc"
+	"github.com/plantstore/plantstore/samlocal/termsafe"
 
 	"github.com/plantstore/plantstore/samlocal/localfn"
 	"github.com/plantstore/plantstore/samlocal/samtemplate"
-	"github.com/plantstore/plantstore/samlocal/trace"
 	"github.com/plantstore/plantstore/samlocal/watch"
 )
 
@@ -35,11 +35,11 @@ import (
 //
 // Those lines carry the repository's data (the names of the files that
 // changed, the compiler's output, which names them again): each line is
-// escaped (trace.Escape), as git writes a path with control characters
+// escaped (termsafe.Escape), as git writes a path with control characters
 // (core.quotePath), so that a file named with ESC ]52 shows, never writes
 // the clipboard.
 func Reload(ctx context.Context, root string, files watch.Files, out io.Writer, apply func(context.Context, watch.Change) (done string, err error)) (<-chan struct{}, error) {
-	out = trace.Escaper(out)
+	out = termsafe.Escaper(out)
 	w, err := watch.New(root, files, 150*time.Millisecond)
 	if err != nil {
 		return nil, err
@@ -142,7 +142,7 @@ func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *localfn.Set) (<-
 		sw.Swap(g)
 		if r.Notes != nil && c.Template {
 			for _, n := range r.Notes(tpl) {
-				fmt.Fprintf(trace.Escaper(r.Out), "samlocal: %s\n", n)
+				fmt.Fprintf(termsafe.Escaper(r.Out), "samlocal: %s\n", n)
 			}
 		}
 		return done, nil

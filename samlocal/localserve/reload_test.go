@@ -17,7 +17,7 @@ import (
 // A pull request may add a Go file whose name writes the clipboard (OSC 52)
 // or reads as make syntax. With WATCH=1 its name reaches the reload line and
 // the compiler's error names it again: both are printed escaped
-// (trace.Escape), and the name reaches make and the shell only as go build's
+// (termsafe.Escape), and the name reaches make and the shell only as go build's
 // data, never as syntax (no file "pwned" appears).
 func TestTheReloadLinePrintsFileNamesEscaped(t *testing.T) {
 	t.Parallel()

@@ -26,6 +26,7 @@ import (
 	"github.com/plantstore/plantstore/samlocal/localfn"
 	"github.com/plantstore/plantstore/samlocal/samtemplate"
 	"github.com/plantstore/plantstore/samlocal/streams"
+	"github.com/plantstore/plantstore/samlocal/termsafe"
 	"github.com/plantstore/plantstore/samlocal/trace"
 )
 
@@ -72,10 +73,10 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	// functions' names): every line is escaped, as git writes a path with
 	// control characters (core.quotePath, git-config(1): "control
 	// characters are always quoted"), by the one rule for what requests
-	// carry (trace.Escape).
-	stdout = trace.Escaper(stdout)
+	// carry (termsafe.Escape).
+	stdout = termsafe.Escaper(stdout)
 	tool := c.Tool(cfg, lookupEnv, stdout)
-	fnCfg := cfg.FnConfig(lookupEnv, trace.Escaper(stderr)) // the CodeDeploy recorder prints what the hook was told
+	fnCfg := cfg.FnConfig(lookupEnv, termsafe.Escaper(stderr)) // the CodeDeploy recorder prints what the hook was told
 	tpl, err := fnCfg.Load()
 	if err != nil {
 		return err
@@ -95,7 +96,7 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	}
 	if tool.Notes != nil {
 		for _, n := range tool.Notes(tpl) {
-			fmt.Fprintf(trace.Escaper(stderr), "samlocal: %s\n", n)
+			fmt.Fprintf(termsafe.Escaper(stderr), "samlocal: %s\n", n)
 		}
 	}
 	if err := BuildFor(ctx, cfg, tpl, names, stderr); err != nil {
@@ -108,12 +109,12 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	defer set.Close()
 	// What requests carry reaches the terminal through the tool's log
 	// lines (a refused request's Host and Origin, a function's answer) and
-	// the functions' own lines: each line is escaped (trace.Escape), as
+	// the functions' own lines: each line is escaped (termsafe.Escape), as
 	// JSON leaves DEL and the C1 controls as they are.
-	logger := slog.New(slog.NewJSONHandler(trace.Escaper(stderr), nil))
+	logger := slog.New(slog.NewJSONHandler(termsafe.Escaper(stderr), nil))
 	// A generation is the tool's front on one prepared set of functions;
 	// WATCH=1 makes a new one on each change.
-	output := trace.Escaper(stderr)
+	output := termsafe.Escaper(stderr)
 	if tool.Trace != nil {
 		output = tool.Trace.Logs(stderr) // escapes each line too
 	}
@@ -306,7 +307,7 @@ func EventNotes(tpl *samtemplate.Template, only []string, w io.Writer) error {
 		return err
 	}
 	for _, n := range append(notes, tpl.EventNotes(fns)...) {
-		fmt.Fprintf(trace.Escaper(w), "samlocal: %s\n", n)
+		fmt.Fprintf(termsafe.Escaper(w), "samlocal: %s\n", n)
 	}
 	return nil
 }
@@ -316,7 +317,7 @@ func EventNotes(tpl *samtemplate.Template, only []string, w io.Writer) error {
 func Notes(tpl *samtemplate.Template, w io.Writer) error {
 	_, notes, err := tpl.GoFunctions()
 	for _, n := range notes {
-		fmt.Fprintf(trace.Escaper(w), "samlocal: %s\n", n)
+		fmt.Fprintf(termsafe.Escaper(w), "samlocal: %s\n", n)
 	}
 	return err
 }
@@ -340,7 +341,7 @@ func BuildFor(ctx context.Context, cfg Config, tpl *samtemplate.Template, names 
 	}
 	out, err := localfn.Build(ctx, cfg.BuildDir, build, cfg.Debug)
 	if out != "" {
-		_, _ = io.WriteString(trace.Escaper(stderr), out)
+		_, _ = io.WriteString(termsafe.Escaper(stderr), out)
 	}
 	return err
 }

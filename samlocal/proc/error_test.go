@@ -26,7 +26,7 @@ func TestHelperError(t *testing.T) {
 
 // A tool's error may carry what the repository holds (an env file's value,
 // the compiler's output on a file's name): Main prints it escaped
-// (trace.Escape) line by line, as git prints such a path (core.quotePath).
+// (termsafe.Escape) line by line, as git prints such a path (core.quotePath).
 func TestTheErrorIsPrintedEscaped(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperError$")

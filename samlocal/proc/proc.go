@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/samlocal/childproc"
-	"github.com/plantstore/plantstore/samlocal/trace"
+	"github.com/plantstore/plantstore/samlocal/termsafe"
 )
 
 // stopSignals stop a tool: Ctrl-C (SIGINT, which the terminal sends to its
@@ -100,8 +100,8 @@ func mainWithin(name string, steps [3]time.Duration, run func(ctx context.Contex
 	if err != nil {
 		// The error may carry the repository's data (an env file's
 		// value, the compiler's output on a file's name): escaped line by
-		// line (trace.Escape), as git writes such a path (core.quotePath).
-		fmt.Fprintf(trace.Escaper(os.Stderr), "%s: %v\n", name, err)
+		// line (termsafe.Escape), as git writes such a path (core.quotePath).
+		fmt.Fprintf(termsafe.Escaper(os.Stderr), "%s: %v\n", name, err)
 		os.Exit(1)
 	}
 }

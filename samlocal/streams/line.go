@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/samlocal/lambdaemu"
-	"github.com/plantstore/plantstore/samlocal/trace"
+	"github.com/plantstore/plantstore/samlocal/termsafe"
 )
 
 // line prints one batch's line on Out: the time, the table and the
@@ -20,7 +20,7 @@ import (
 //	14:56:44 stream ProductsTable → AuditFunction 1 record partial 0.73ms | warm; 1 of 1 failed, the first 1100000000017454423011 | retries exhausted (MaximumRetryAttempts 2): 1 record discarded; checkpoint 1100000000017454423011
 //
 // The function's error message and the table's items reach it, so it is
-// escaped whole (trace.Escape).
+// escaped whole (termsafe.Escape).
 func (m *mapping) line(s *shard, n int, status string, took time.Duration, detail, next string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s stream %s → %s %s %s", m.p.now().Format("15:04:05"), m.ev.TableName, m.ev.Function, records(n), status)
@@ -35,7 +35,7 @@ func (m *mapping) line(s *shard, n int, status string, took time.Duration, detai
 	fmt.Fprintln(m.p.Out, escape(b.String()))
 }
 
-func escape(s string) string { return trace.Escape(s) }
+func escape(s string) string { return termsafe.Escape(s) }
 
 // records is "1 record", "2 records".
 func records(n int) string {

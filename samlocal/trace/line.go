@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/plantstore/plantstore/samlocal/termsafe"
 )
 
 // Line is the request's one line on the terminal: the time, the request,
@@ -17,7 +19,7 @@ import (
 // Its parts come from the request (the method, the path as decoded: %1b
 // is ESC) and from what answered it (a principal, a function's error
 // message), so the line is escaped whole (Escape).
-func Line(t *Trace) string { return Escape(line(t)) }
+func Line(t *Trace) string { return termsafe.Escape(line(t)) }
 
 func line(t *Trace) string {
 	var b strings.Builder

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/plantstore/plantstore/samlocal/termsafe"
 )
 
 // Logs returns a writer for the functions' output that passes it on to w,
@@ -49,12 +51,12 @@ func (l *logWriter) Write(p []byte) (int, error) {
 		}
 		line := string(l.part[:i])
 		if level, ok := l.r.logLine(line); !l.filter || !ok || level >= l.level {
-			out = append(append(out, Escape(line)...), '\n')
+			out = append(append(out, termsafe.Escape(line)...), '\n')
 		}
 		l.part = l.part[i+1:]
 	}
-	if len(l.part) > maxPart { // not a log line of ours; do not hold it
-		out = append(out, Escape(string(l.part))...)
+	if len(l.part) > termsafe.MaxPart { // not a log line of ours; do not hold it
+		out = append(out, termsafe.Escape(string(l.part))...)
 		l.part = nil
 	}
 	if len(out) == 0 {

@@ -305,7 +305,7 @@ done
 // prints the repository's file names as they are: a branch that names a
 // file with ESC ]52 (write the clipboard) or a CSI sequence would have the
 // reviewer's terminal obey it. Those builds reach the terminal through
-// bin/escape or samlocal's own output (trace.Escape's rule). A stand-in go,
+// bin/escape or samlocal's own output (termsafe.Escape's rule). A stand-in go,
 // which make's GO=... hands samlocal's make too, prints what go build
 // prints for such a file and fails; every other go command it is handed is
 // either the real one (bin/escape's, samlocal's and bin/token's builds, go

@@ -13,7 +13,7 @@ import (
 const HostilePath = "/plants%0D%1B[2K12:00:00%20POST%20/plants%20200%20created%201ms%1B[2J%1B]52;c;cHduZWQ=%07%7F%C2%9B31m"
 
 // HostilePathEscaped is how a terminal line must show HostilePath
-// (trace.Escape).
+// (termsafe.Escape).
 const HostilePathEscaped = `/plants\r\x1b[2K12:00:00 POST /plants 200 created 1ms\x1b[2J\x1b]52;c;cHduZWQ=\a\u007f\u009b31m`
 
 // NothingObeyed fails the test where a tool's output holds a character a

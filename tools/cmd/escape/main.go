@@ -1,5 +1,5 @@
 // Command escape copies standard input to standard output with every line
-// escaped by trace.Escape (trace.CopyEscaped), the one rule by which the
+// escaped by termsafe.Escape (termsafe.CopyEscaped), the one rule by which the
 // local tools print what they did not write themselves. The Makefile passes through it the builds
 // it runs before make run, invoke, start-api and start-lambda start: go
 // build prints the repository's file names as they are, and a branch under
@@ -10,11 +10,11 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/plantstore/plantstore/samlocal/trace"
+	"github.com/plantstore/plantstore/samlocal/termsafe"
 )
 
 func main() {
-	if err := trace.CopyEscaped(os.Stdout, os.Stdin); err != nil {
+	if err := termsafe.CopyEscaped(os.Stdout, os.Stdin); err != nil {
 		fmt.Fprintln(os.Stderr, "escape:", err)
 		os.Exit(1)
 	}

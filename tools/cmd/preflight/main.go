@@ -15,7 +15,7 @@ import (
 	"os"
 
 	"github.com/plantstore/plantstore/internal/srctree"
-	"github.com/plantstore/plantstore/samlocal/trace"
+	"github.com/plantstore/plantstore/samlocal/termsafe"
 	"github.com/plantstore/plantstore/tools/preflight"
 )
 
@@ -88,7 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		for _, f := range findings {
-			fmt.Fprintln(out, trace.Escape(f.String()))
+			fmt.Fprintln(out, termsafe.Escape(f.String()))
 		}
 	}
 	if len(findings) > 0 {

@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"github.com/plantstore/plantstore/samlocal/childproc"
+	"github.com/plantstore/plantstore/samlocal/termsafe"
 
 	"github.com/plantstore/plantstore/internal/logging"
 	"github.com/plantstore/plantstore/internal/serverproc"
@@ -109,9 +110,9 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 	// passes the requests; its answer names the request's id, which ties
 	// the process's log lines to the request's trace.
 	// Its lines may carry what a request did (the reverse proxy's errors
-	// name the request's URL): each is escaped (trace.Escape), as JSON
+	// name the request's URL): each is escaped (termsafe.Escape), as JSON
 	// leaves DEL and the C1 controls as they are. output escapes too.
-	logger := slog.New(slog.NewJSONHandler(trace.Escaper(stderr), &slog.HandlerOptions{Level: shown}))
+	logger := slog.New(slog.NewJSONHandler(termsafe.Escaper(stderr), &slog.HandlerOptions{Level: shown}))
 	generationOf := func(srv *serverproc.Server) (localserve.Generation, error) {
 		target, err := url.Parse(srv.URL)
 		if err != nil {

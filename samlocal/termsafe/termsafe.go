@@ -1,4 +1,9 @@
-package trace
+// Package termsafe writes text that came from elsewhere (a request, a
+// function's log line, a build's output) to a terminal so that the
+// terminal shows it and obeys none of it: Escape for a string, Escaper and
+// CopyEscaped for a stream of lines. It needs nothing but the standard
+// library, so that a tool may use it without what samlocal/trace brings.
+package termsafe
 
 import (
 	"bytes"
@@ -88,8 +93,9 @@ type escaper struct {
 	part []byte // a line not yet ended
 }
 
-// maxPart bounds a line held for its newline.
-const maxPart = 64 << 10
+// MaxPart bounds a line held for its newline (Escaper, and the
+// functions' log writers of samlocal/trace).
+const MaxPart = 64 << 10
 
 func (e *escaper) Write(p []byte) (int, error) {
 	e.mu.Lock()
@@ -104,7 +110,7 @@ func (e *escaper) Write(p []byte) (int, error) {
 		out = append(append(out, Escape(string(e.part[:i]))...), '\n')
 		e.part = e.part[i+1:]
 	}
-	if len(e.part) > maxPart {
+	if len(e.part) > MaxPart {
 		out = append(out, Escape(string(e.part))...)
 		e.part = nil
 	}

@@ -1,9 +1,6 @@
-package trace
+package termsafe
 
 import (
-	"bytes"
-	"io"
-	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,29 +47,6 @@ func TestEscapeWritesOutWhatATerminalObeys(t *testing.T) {
 		}
 		if back, err := strconv.Unquote(`"` + got + `"`); err != nil || back != s {
 			t.Errorf("Escape(%q) = %s reads back as %q (%v)", s, got, back, err)
-		}
-	}
-}
-
-// The functions' output passes on whole lines, each escaped, the filtered
-// and the unfiltered alike; a line not yet ended waits for its newline.
-func TestLogsPassLinesOnEscaped(t *testing.T) {
-	t.Parallel()
-	r := NewRecorder(nil)
-	for name, w := range map[string]func(io.Writer) io.Writer{
-		"Logs":      r.Logs,
-		"LogsAbove": func(w io.Writer) io.Writer { return r.LogsAbove(w, slog.LevelInfo) },
-		"Escaper":   Escaper,
-	} {
-		var out bytes.Buffer
-		lw := w(&out)
-		lw.Write([]byte("panic: \x1b[2J\n\tgoroutine\x1b"))
-		if got, want := out.String(), `panic: \x1b[2J`+"\n"; got != want {
-			t.Errorf("%s: %q before the second line ends, want %q", name, got, want)
-		}
-		lw.Write([]byte("]52;c;x\a\n"))
-		if got, want := out.String(), `panic: \x1b[2J`+"\n"+`\tgoroutine\x1b]52;c;x\a`+"\n"; got != want {
-			t.Errorf("%s: %q, want %q", name, got, want)
 		}
 	}
 }
