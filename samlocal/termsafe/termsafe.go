@@ -87,15 +87,23 @@ func needsEscape(s string) bool {
 // functions' output, and the loggers of the tools in front of them.
 func Escaper(w io.Writer) io.Writer { return &escaper{w: w} }
 
+// Lines is Escaper passing on only the lines that keep takes. keep sees
+// every whole line, in order, one at a time; a start of a line passed on
+// at 64 KiB is not a line, and passes unasked (samlocal/trace's log
+// writers read each line and keep those at a level).
+func Lines(w io.Writer, keep func(line string) bool) io.Writer {
+	return &escaper{w: w, keep: keep}
+}
+
 type escaper struct {
 	w    io.Writer
+	keep func(string) bool // nil: every line
 	mu   sync.Mutex
 	part []byte // a line not yet ended
 }
 
-// MaxPart bounds a line held for its newline (Escaper, and the
-// functions' log writers of samlocal/trace).
-const MaxPart = 64 << 10
+// maxPart bounds a line held for its newline.
+const maxPart = 64 << 10
 
 func (e *escaper) Write(p []byte) (int, error) {
 	e.mu.Lock()
@@ -107,10 +115,12 @@ func (e *escaper) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		out = append(append(out, Escape(string(e.part[:i]))...), '\n')
+		if line := string(e.part[:i]); e.keep == nil || e.keep(line) {
+			out = append(append(out, Escape(line)...), '\n')
+		}
 		e.part = e.part[i+1:]
 	}
-	if len(e.part) > MaxPart {
+	if len(e.part) > maxPart {
 		out = append(out, Escape(string(e.part))...)
 		e.part = nil
 	}

@@ -1,13 +1,11 @@
 package trace
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/plantstore/plantstore/samlocal/termsafe"
@@ -18,52 +16,19 @@ import (
 // and gives each JSON line that names a request (requestId, the Lambda
 // request id every line of an invocation carries) to that request's trace.
 // A request line of createplant also names the request's outcome.
-func (r *Recorder) Logs(w io.Writer) io.Writer { return &logWriter{r: r, w: w} }
+func (r *Recorder) Logs(w io.Writer) io.Writer {
+	return termsafe.Lines(w, func(line string) bool { r.logLine(line); return true })
+}
 
 // LogsAbove is Logs, passing on to w only the lines at level or above (and
 // any line that is not a JSON log line); every line still reaches its
 // trace. make run TRACE=1 runs the local API at debug level for its step
 // lines and shows what the developer's LOG_LEVEL asks for.
 func (r *Recorder) LogsAbove(w io.Writer, level slog.Level) io.Writer {
-	return &logWriter{r: r, w: w, filter: true, level: level}
-}
-
-type logWriter struct {
-	r      *Recorder
-	w      io.Writer
-	filter bool // pass on only the lines at level or above
-	level  slog.Level
-	mu     sync.Mutex
-	part   []byte // a line not yet ended
-}
-
-// Write passes on whole lines, escaped, as their newlines come: an escape
-// sequence cannot be told from the text around it until its line is whole.
-func (l *logWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []byte
-	l.part = append(l.part, p...)
-	for {
-		i := bytes.IndexByte(l.part, '\n')
-		if i < 0 {
-			break
-		}
-		line := string(l.part[:i])
-		if level, ok := l.r.logLine(line); !l.filter || !ok || level >= l.level {
-			out = append(append(out, termsafe.Escape(line)...), '\n')
-		}
-		l.part = l.part[i+1:]
-	}
-	if len(l.part) > termsafe.MaxPart { // not a log line of ours; do not hold it
-		out = append(out, termsafe.Escape(string(l.part))...)
-		l.part = nil
-	}
-	if len(out) == 0 {
-		return len(p), nil
-	}
-	_, err := l.w.Write(out)
-	return len(p), err
+	return termsafe.Lines(w, func(line string) bool {
+		l, ok := r.logLine(line)
+		return !ok || l >= level
+	})
 }
 
 // The log vocabulary that the trace reads back from JSON log lines (slog's
