@@ -1,18 +1,15 @@
-package dynamoemu
+package dynamoemu_test
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"net"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu"
+	"github.com/plantstore/plantstore/samlocal/dynamoemu/dynamoemutest"
 )
 
 // moto's front passes on one request at a time, whoever sends it: a test's
@@ -64,8 +61,8 @@ func mostAtOnce(t *testing.T, serial bool, n int) int {
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 
-	creds := NewCredentials()
-	url, stop, err := front(sock, creds, serial)
+	creds := dynamoemu.NewCredentials()
+	url, stop, err := dynamoemu.FrontOn(sock, creds, serial)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,16 +70,7 @@ func mostAtOnce(t *testing.T, serial bool, n int) int {
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for range n {
-		req, err := http.NewRequest(http.MethodPost, url+"/", strings.NewReader("{}"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-		req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
-		sum := sha256.Sum256([]byte("{}"))
-		if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "dynamodb", Region, time.Now()); err != nil {
-			t.Fatal(err)
-		}
+		req := dynamoemutest.SignedRequest(t, url, creds, "ListTables", "{}", time.Now())
 		wg.Go(func() {
 			<-start
 			resp, err := http.DefaultClient.Do(req)
