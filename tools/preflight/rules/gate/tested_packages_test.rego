@@ -43,6 +43,11 @@ test_passes_shuffle if {
 	count(tested_packages.deny) == 0 with input as gate([cmd(["go", "test", "-shuffle=on", "-p", "4", "./...", "./tools/..."])], [])
 }
 
+# -o keeps the binary and still runs every test; its value is no package.
+test_passes_a_kept_test_binary if {
+	count(tested_packages.deny) == 0 with input as gate([cmd(["go", "test", "-o", ".bin/tests/", "./...", "./tools/..."])], [])
+}
+
 test_refuses_goflags_skip if {
 	env := [{"name": "GOFLAGS", "value": "-skip=TestDelve", "file": "ci.yml", "line": 3}]
 	count(tested_packages.deny) == 1 with input as gate([cmd(["go", "test", "./...", "./tools/..."])], env)

@@ -51,13 +51,16 @@ plain_flags := {
 	"x": false, "work": false, "a": false, "vet": true, "outputdir": true, "cpuprofile": true, "memprofile": true,
 	"blockprofile": true, "mutexprofile": true, "trace": true, "ldflags": true, "gcflags": true, "fullpath": false,
 	"fuzztime": true, "fuzzminimizetime": true,
+	# -o keeps the test binary at a path and still runs it; the go command
+	# relinks it unless its build ID is what it would link now.
+	"o": true,
 }
 
 plain_names := object.keys(plain_flags)
 
 # The other flags with a value, so that their value is not read as a
 # package; each selects, skips or replaces what runs.
-value_flags := {"run", "skip", "list", "exec", "o", "tags", "fuzz", "toolexec", "overlay", "modfile", "pkgdir", "f", "C"}
+value_flags := {"run", "skip", "list", "exec", "tags", "fuzz", "toolexec", "overlay", "modfile", "pkgdir", "f", "C"}
 
 flag_name(w) := trim_prefix(split(trim_left(w, "-"), "=")[0], "test.")
 
