@@ -48,6 +48,12 @@ test_passes_a_kept_test_binary if {
 	count(tested_packages.deny) == 0 with input as gate([cmd(["go", "test", "-o", ".bin/tests/", "./...", "./tools/..."])], [])
 }
 
+# With -c, -o's binary is built and never run; -exec runs another program.
+test_refuses_a_kept_binary_not_run if {
+	count(tested_packages.deny) == 1 with input as gate([cmd(["go", "test", "-c", "-o", ".bin/tests/", "./...", "./tools/..."])], [])
+	count(tested_packages.deny) == 1 with input as gate([cmd(["go", "test", "-exec", "true", "-o", ".bin/tests/", "./...", "./tools/..."])], [])
+}
+
 test_refuses_goflags_skip if {
 	env := [{"name": "GOFLAGS", "value": "-skip=TestDelve", "file": "ci.yml", "line": 3}]
 	count(tested_packages.deny) == 1 with input as gate([cmd(["go", "test", "./...", "./tools/..."])], env)
