@@ -32,10 +32,8 @@ func (m *mapping) line(s *shard, n int, status string, took time.Duration, detai
 			fmt.Fprintf(&b, " | %s", part)
 		}
 	}
-	fmt.Fprintln(m.p.Out, escape(b.String()))
+	fmt.Fprintln(m.p.Out, termsafe.Escape(b.String()))
 }
-
-func escape(s string) string { return termsafe.Escape(s) }
 
 // records is "1 record", "2 records".
 func records(n int) string {

@@ -35,6 +35,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	"github.com/plantstore/plantstore/samlocal/samtemplate"
+	"github.com/plantstore/plantstore/samlocal/termsafe"
 )
 
 // Reader is what the poller asks of DynamoDB Streams: a
@@ -506,7 +507,7 @@ func (s *shard) consume(n int) {
 func (m *mapping) readFailed(err error) time.Duration {
 	m.errors++
 	wait := retryWait(m.errors)
-	fmt.Fprintln(m.p.Out, escape(fmt.Sprintf("%s stream %s → %s not read | %v | again in %s", m.p.now().Format("15:04:05"), m.ev.TableName, m.ev.Function, err, wait)))
+	fmt.Fprintln(m.p.Out, termsafe.Escape(fmt.Sprintf("%s stream %s → %s not read | %v | again in %s", m.p.now().Format("15:04:05"), m.ev.TableName, m.ev.Function, err, wait)))
 	return wait
 }
 
