@@ -1,6 +1,8 @@
 package termsafe
 
 import (
+	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,5 +67,37 @@ func TestCopyEscaped(t *testing.T) {
 		if err := CopyEscaped(&b, strings.NewReader(tc.in)); err != nil || b.String() != tc.want {
 			t.Errorf("CopyEscaped(%q) = %q, %v; want %q", tc.in, b.String(), err, tc.want)
 		}
+	}
+}
+
+// Escaper holds a line until its newline (an escape sequence cannot be told
+// from the text around it before), then passes it on escaped; Lines passes
+// on only the whole lines keep takes, each seen once.
+func TestLinesWaitForTheirNewline(t *testing.T) {
+	t.Parallel()
+	var seen []string
+	for name, w := range map[string]func(io.Writer) io.Writer{
+		"Escaper": Escaper,
+		"Lines": func(w io.Writer) io.Writer {
+			return Lines(w, func(line string) bool { seen = append(seen, line); return !strings.HasPrefix(line, "drop") })
+		},
+	} {
+		var out strings.Builder
+		lw := w(&out)
+		lw.Write([]byte("panic: \x1b[2J\n\tgoroutine\x1b"))
+		if got, want := out.String(), `panic: \x1b[2J`+"\n"; got != want {
+			t.Errorf("%s: %q before the second line ends, want %q", name, got, want)
+		}
+		lw.Write([]byte("]52;c;x\a\ndrop me\n"))
+		want := `panic: \x1b[2J` + "\n" + `\tgoroutine\x1b]52;c;x\a` + "\n"
+		if name == "Escaper" {
+			want += "drop me\n"
+		}
+		if got := out.String(); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	if want := []string{"panic: \x1b[2J", "\tgoroutine\x1b]52;c;x\a", "drop me"}; !slices.Equal(seen, want) {
+		t.Errorf("keep saw %q, want %q", seen, want)
 	}
 }

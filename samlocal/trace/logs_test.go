@@ -5,19 +5,17 @@ import (
 	"io"
 	"log/slog"
 	"testing"
-
-	"github.com/plantstore/plantstore/samlocal/termsafe"
 )
 
 // The functions' output passes on whole lines, each escaped, the filtered
-// and the unfiltered alike; a line not yet ended waits for its newline.
+// and the unfiltered alike; a line not yet ended waits for its newline
+// (termsafe.Lines, whose own test holds the rest).
 func TestLogsPassLinesOnEscaped(t *testing.T) {
 	t.Parallel()
 	r := NewRecorder(nil)
 	for name, w := range map[string]func(io.Writer) io.Writer{
 		"Logs":      r.Logs,
 		"LogsAbove": func(w io.Writer) io.Writer { return r.LogsAbove(w, slog.LevelInfo) },
-		"Escaper":   termsafe.Escaper,
 	} {
 		var out bytes.Buffer
 		lw := w(&out)
