@@ -129,10 +129,9 @@ DEBUG_FUNCTIONS := CreatePlantFunction AuthorizerFunction
 # The race phase keeps its test binaries in $(TESTBINS)/race/ (-o; go help
 # test: "the test still runs"): the go command relinks one only when its
 # build ID differs from what it would link now, as it does for go build -o,
-# so a run links the packages a change touched instead of all of them:
-# building and starting the phase with no test run (-run XXX) took 46 s of
-# CPU, and 5.5 s with the binaries kept. Stripped (-s -w), as go test strips
-# the binaries it does not keep. A binary is named by the last element of its
+# so a run links the packages a change touched instead of all of them
+# (compare go test -race -run XXX over the phase's packages with and without
+# -o). Stripped (-s -w), as go test strips the binaries it does not keep. A binary is named by the last element of its
 # package's path: go test refuses two packages of one name in one folder
 # (tools/preflight and tools/cmd/preflight, so the race-free phase keeps none).
 RACE_FREE := ./internal/plant ./internal/glyph ./internal/logging ./functions/internal/emf ./tools/figures ./tools/toolcache ./tools/cmd/repocheck ./tools/preflight ./samlocal/samtemplate ./samlocal/eventfilter ./samlocal/cmd/samlocal ./tools/cmd/preflight
