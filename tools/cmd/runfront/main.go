@@ -228,7 +228,7 @@ func (b *builder) build(ctx context.Context) (string, string, error) {
 // link runs go build into bin, a seeded file or none.
 func (b *builder) link(ctx context.Context, bin string) (string, error) {
 	var out bytes.Buffer
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/localapi")
+	cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", bin, "./cmd/localapi") // as make bin/localapi builds it
 	cmd.Dir, cmd.Env = b.root, append(os.Environ(), "GOTMPDIR="+b.dir)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := childproc.Run(ctx, cmd)
