@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -144,3 +145,40 @@ func (b *Book) Eval(ctx context.Context, facts any) ([]Finding, error) {
 // TestModules are every module of the book, the fixtures with them, for
 // OPA's test runner.
 func (b *Book) TestModules() map[string]*ast.Module { return b.modules }
+
+// A rule is asked again only when a part of the input it reads changed:
+// its own input.<key>s and those of the library rules it calls; a rule
+// that reads input by a variable reads all of it.
+func TestRulesAreGroupedByThePartsTheyRead(t *testing.T) {
+	c := ast.MustCompileModules(map[string]string{
+		"lib.rego":   "package preflight.lib.x\n\nf(v) := v if input.b\n",
+		"a.rego":     "package preflight.rules.a\n\nimport data.preflight.lib.x\n\ndeny contains 1 if {\n\tinput.a\n\tx.f(1)\n}\n",
+		"whole.rego": "package preflight.rules.whole\n\ndeny contains k if some k, _ in input\n",
+	})
+	if got := inputParts(c, "preflight.rules.a"); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("a reads %q, want [a b]", got)
+	}
+	if got := inputParts(c, "preflight.rules.whole"); got != nil {
+		t.Errorf("whole reads %q, want all of input (nil)", got)
+	}
+	// The book's answers, kept or not, are the rules' answers: a finding
+	// comes with its edit, goes without it and comes back with it.
+	needEvaluator(t)
+	skipMutantsInShort(t)
+	unsafe := checkedMutant(t, edit{".github/workflows/deploy.yml", "", "    branches: [main]\n", "    branches: ['**']\n"})
+	var got []string
+	for _, root := range []string{unsafe, repoRoot, unsafe} {
+		fs, err := Check(context.Background(), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := ""
+		for _, f := range fs {
+			ids += f.ID + " "
+		}
+		got = append(got, ids)
+	}
+	if !strings.Contains(got[0], "PS-WF-002 ") || got[1] != "" || got[2] != got[0] {
+		t.Errorf("the findings of an edit, the repository and the edit again: %q, want PS-WF-002 for the edit both times and none between", got)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -46,8 +47,29 @@ type Book struct {
 	Rules   []Rule // by ID
 	byPkg   map[string]Rule
 	modules map[string]*ast.Module // every file, tests too, by path
-	query   rego.PreparedEvalQuery
+	groups  []*group
 }
+
+// A group is the rules that read the same parts of the input (input.<key>,
+// with the library rules they call), asked in one query, and its last
+// answers by the values of those parts: a rule is a function of its input,
+// so an evaluation whose parts equal an earlier one's answers as it did.
+// A Check of an edited copy changes a part or two; the rules that read
+// none of them are not asked again.
+type group struct {
+	keys  []string // nil: the whole input (a rule reads input by a variable)
+	query rego.PreparedEvalQuery
+	mu    sync.Mutex
+	seen  []answer // most recently used first
+}
+
+type answer struct {
+	parts    []ast.Value
+	findings []Finding
+}
+
+// keptAnswers is how many answers a group keeps.
+const keptAnswers = 16
 
 // theBook is the embedded rule book, compiled once.
 var theBook = sync.OnceValues(func() (*Book, error) { return loadBook(rulesFS) })
@@ -94,23 +116,79 @@ func loadBook(fsys fs.FS) (*Book, error) {
 			return nil, fmt.Errorf("%s and %s share the ID %s", b.Rules[i-1].File, b.Rules[i].File, b.Rules[i].ID)
 		}
 	}
-	// The query asks each rule's deny alone: asking data.preflight.rules
-	// evaluated every helper rule of every file and made JSON of it all.
-	var denies []string
-	for _, r := range b.Rules {
-		denies = append(denies, fmt.Sprintf("%q: [d | some d in data.%s.deny]", r.Package, r.Package))
-	}
-	opts := []func(*rego.Rego){rego.Query("{" + strings.Join(denies, ", ") + "}"), rego.SetRegoVersion(ast.RegoV1)}
+	rules := map[string]*ast.Module{}
 	for p, m := range b.modules {
 		if !strings.HasSuffix(p, "_test.rego") {
-			opts = append(opts, rego.ParsedModule(m))
+			rules[p] = m
 		}
 	}
-	b.query, err = rego.New(opts...).PrepareForEval(context.Background())
-	if err != nil {
-		return nil, fmt.Errorf("the rule book: %w", err)
+	compiler := ast.NewCompiler()
+	if compiler.Compile(rules); compiler.Failed() {
+		return nil, fmt.Errorf("the rule book: %w", compiler.Errors)
+	}
+	// Each group's query asks each of its rules' deny alone: asking
+	// data.preflight.rules evaluated every helper rule of every file and
+	// made JSON of it all.
+	byKeys := map[string]*group{}
+	denies := map[*group][]string{}
+	for _, r := range b.Rules {
+		keys := inputParts(compiler, r.Package)
+		id := strings.Join(keys, " ")
+		if keys == nil {
+			id = "*"
+		}
+		g := byKeys[id]
+		if g == nil {
+			g = &group{keys: keys}
+			byKeys[id] = g
+			b.groups = append(b.groups, g)
+		}
+		denies[g] = append(denies[g], fmt.Sprintf("%q: [d | some d in data.%s.deny]", r.Package, r.Package))
+	}
+	for _, g := range b.groups {
+		g.query, err = rego.New(rego.Compiler(compiler), rego.Query("{"+strings.Join(denies[g], ", ")+"}")).PrepareForEval(context.Background())
+		if err != nil {
+			return nil, fmt.Errorf("the rule book: %w", err)
+		}
 	}
 	return b, nil
+}
+
+// inputParts are the keys of input that the rule package pkg reads, with
+// the packages it calls, sorted; nil when one of them reads input by a
+// variable or whole.
+func inputParts(c *ast.Compiler, pkg string) []string {
+	keys := map[string]bool{}
+	whole := false
+	done := map[string]bool{}
+	var visit func(path ast.Ref)
+	visit = func(path ast.Ref) {
+		for _, m := range c.Modules {
+			if !path.HasPrefix(m.Package.Path) && !m.Package.Path.HasPrefix(path) || done[m.Package.Path.String()] {
+				continue
+			}
+			done[m.Package.Path.String()] = true
+			ast.WalkRefs(m, func(r ast.Ref) bool {
+				switch {
+				case r[0].Equal(ast.InputRootDocument):
+					k, ok := ast.String(""), false
+					if len(r) > 1 {
+						k, ok = r[1].Value.(ast.String)
+					}
+					keys[string(k)] = ok
+					whole = whole || !ok
+				case r[0].Equal(ast.DefaultRootDocument):
+					visit(r.ConstantPrefix())
+				}
+				return false
+			})
+		}
+	}
+	visit(ast.MustParseRef("data." + pkg))
+	if whole {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(keys))
 }
 
 // ruleOf reads a rule's package METADATA.
@@ -138,24 +216,89 @@ func ruleOf(m *ast.Module, file, pkg string) (Rule, error) {
 
 // evalValue is Eval of an input already in OPA's form.
 func (b *Book) evalValue(ctx context.Context, in ast.Value) ([]Finding, error) {
-	rs, err := b.query.Eval(ctx, rego.EvalParsedInput(in))
+	var out []Finding
+	for _, g := range b.groups {
+		found, err := b.evalGroup(ctx, g, in)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, found...)
+	}
+	sortFindings(out)
+	return out, nil
+}
+
+// evalGroup is the findings of g's rules: an answer it keeps for parts equal
+// to in's, else its query's.
+func (b *Book) evalGroup(ctx context.Context, g *group, in ast.Value) ([]Finding, error) {
+	parts := []ast.Value{in}
+	if obj, ok := in.(ast.Object); ok && g.keys != nil {
+		parts = make([]ast.Value, len(g.keys))
+		for i, k := range g.keys {
+			if t := obj.Get(ast.StringTerm(k)); t != nil {
+				parts[i] = t.Value
+			}
+		}
+	}
+	g.mu.Lock()
+	for i, a := range g.seen {
+		if equalParts(a.parts, parts) {
+			copy(g.seen[1:i+1], g.seen[:i])
+			g.seen[0] = a
+			g.mu.Unlock()
+			return a.findings, nil
+		}
+	}
+	g.mu.Unlock()
+	rs, err := g.query.Eval(ctx, rego.EvalParsedInput(in))
 	if err != nil {
 		return nil, fmt.Errorf("the rule book: %w", err)
 	}
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
 		return nil, fmt.Errorf("the rule book gave %d results", len(rs))
 	}
-	var out []Finding
+	var found []Finding
 	by, _ := rs[0].Expressions[0].Value.(map[string]any)
 	for pkg, deny := range by {
 		r := b.byPkg[pkg]
 		for _, d := range deny.([]any) {
 			f, _ := d.(map[string]any)
-			out = append(out, Finding{ID: r.ID, File: str(f["file"]), Line: num(f["line"]), Rule: cmp.Or(str(f["msg"]), r.Danger), Fix: cmp.Or(str(f["fix"]), r.Fix)})
+			found = append(found, Finding{ID: r.ID, File: str(f["file"]), Line: num(f["line"]), Rule: cmp.Or(str(f["msg"]), r.Danger), Fix: cmp.Or(str(f["fix"]), r.Fix)})
 		}
 	}
-	sortFindings(out)
-	return out, nil
+	found = slices.Clip(found) // the caller appends to what it gets
+	g.mu.Lock()
+	g.seen = slices.Insert(g.seen, 0, answer{parts, found})
+	g.seen = g.seen[:min(len(g.seen), keptAnswers)]
+	g.mu.Unlock()
+	return found, nil
+}
+
+// equalParts says whether two inputs' parts are equal: the same value (the
+// stack part is shared by the Checks of stacks alike), or equal by hash and
+// then by value.
+func equalParts(x, y []ast.Value) bool {
+	for i := range x {
+		switch {
+		case x[i] == nil || y[i] == nil:
+			if x[i] != nil || y[i] != nil {
+				return false
+			}
+		case samePointer(x[i], y[i]):
+		case x[i].Hash() != y[i].Hash() || x[i].Compare(y[i]) != 0:
+			return false
+		}
+	}
+	return true
+}
+
+// samePointer says whether x and y are one composite value.
+func samePointer(x, y ast.Value) bool {
+	switch x.(type) {
+	case ast.Object, ast.Set, *ast.Array:
+		return x == y
+	}
+	return false
 }
 
 func str(v any) string {
