@@ -170,13 +170,14 @@ func inputParts(c *ast.Compiler, pkg string) []string {
 			done[m.Package.Path.String()] = true
 			ast.WalkRefs(m, func(r ast.Ref) bool {
 				switch {
-				case r[0].Equal(ast.InputRootDocument):
-					k, ok := ast.String(""), false
-					if len(r) > 1 {
-						k, ok = r[1].Value.(ast.String)
+				case r[0].Equal(ast.InputRootDocument) && len(r) > 1:
+					if k, ok := r[1].Value.(ast.String); ok {
+						keys[string(k)] = true
+					} else {
+						whole = true
 					}
-					keys[string(k)] = ok
-					whole = whole || !ok
+				case r[0].Equal(ast.InputRootDocument):
+					whole = true
 				case r[0].Equal(ast.DefaultRootDocument):
 					visit(r.ConstantPrefix())
 				}
