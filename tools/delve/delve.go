@@ -19,6 +19,7 @@ import (
 
 	"github.com/go-delve/delve/service/api"
 	"github.com/go-delve/delve/service/rpc2"
+	"github.com/plantstore/plantstore/samlocal/proctest"
 )
 
 // Dial connects Delve's client to the headless Delve at addr, retrying
@@ -86,15 +87,11 @@ func Dlv(tb testing.TB, root string) string {
 	return path
 }
 
-// FreeAddr is a loopback address nothing listens on, for Delve to take.
+// FreeAddr is a loopback address nothing listens on, for Delve to take
+// (proctest.FreeAddr: below the ephemeral ports).
 func FreeAddr(tb testing.TB) string {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return proctest.FreeAddr(tb)
 }
 
 // Flags are samlocal's flags that run function under the Delve at dlv,
