@@ -31,7 +31,7 @@ func TestABreakpointStopsTheHandler(t *testing.T) {
 	for k, v := range fixtures.Env()["AuthorizerFunction"] {
 		env = append(env, k+"="+v)
 	}
-	addr := delve.FreeAddr(t)
+	addr := proctest.FreeAddr(t)
 	var out proctest.Output
 	fns := lambdaemu.NewFunctions(map[string]lambdaemu.Spec{
 		"AuthorizerFunction": {Bootstrap: bin, Env: env, Timeout: time.Second, Debug: &lambdaemu.Debug{Dlv: delve.Dlv(t, srctree.Path()), Addr: addr}},
@@ -115,7 +115,7 @@ func TestDelveOnATakenAddressFails(t *testing.T) {
 		t.Errorf("RunDebug on a taken address: %v\n%s", err, out.String())
 	}
 
-	d.Addr = delve.FreeAddr(t)
+	d.Addr = proctest.FreeAddr(t)
 	f, err := srv.RunDebug(d, bin, nil, &out)
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,6 @@ import (
 
 	"github.com/go-delve/delve/service/api"
 	"github.com/go-delve/delve/service/rpc2"
-	"github.com/plantstore/plantstore/samlocal/proctest"
 )
 
 // Dial connects Delve's client to the headless Delve at addr, retrying
@@ -87,15 +86,8 @@ func Dlv(tb testing.TB, root string) string {
 	return path
 }
 
-// FreeAddr is a loopback address nothing listens on, for Delve to take
-// (proctest.FreeAddr: below the ephemeral ports).
-func FreeAddr(tb testing.TB) string {
-	tb.Helper()
-	return proctest.FreeAddr(tb)
-}
-
 // Flags are samlocal's flags that run function under the Delve at dlv,
-// its headless server on addr (a loopback address, as FreeAddr's).
+// its headless server on addr (a loopback address, as proctest.FreeAddr's).
 func Flags(function, addr, dlv string) []string {
 	_, port, _ := net.SplitHostPort(addr)
 	return []string{"--debug-function", function, "-d", port, "--debugger-path", filepath.Dir(dlv)}

@@ -35,7 +35,7 @@ func TestABreakpointStopsCreatePlant(t *testing.T) {
 	t.Parallel()
 	dlv := delve.Dlv(t, root)
 	dir := debugBootstraps(t)
-	addr := delve.FreeAddr(t)
+	addr := proctest.FreeAddr(t)
 	banner, out := startAPIOut(t, dir, delve.Flags("CreatePlantFunction", addr, dlv)...)
 	c, _ := debugOnce(t, "start-api DEBUG", addr, banner, "Debugged", 4242, out.String)
 	c.Disconnect(false)
@@ -171,7 +171,7 @@ func TestWatchKeepsDebuggingAfterARebuild(t *testing.T) {
 	const fn = "CreatePlantFunction"
 	tree := watchtest.CopyTree(t)
 	boots := watchtest.Build(t, tree, []string{"AuthorizerFunction", fn}, fn)
-	addr := delve.FreeAddr(t)
+	addr := proctest.FreeAddr(t)
 	var stdout, stderr proctest.Output
 	printed := func() string { return stdout.String() + stderr.String() }
 	ctx, cancel := context.WithCancel(context.Background())

@@ -29,7 +29,7 @@ func TestOneCtrlCEndsADebugSession(t *testing.T) {
 	t.Parallel()
 	dlv := delve.Dlv(t, root)
 	boots := debugBootstraps(t)
-	tool, banner := startInGroup(t, root, boots, delve.Flags("CreatePlantFunction", delve.FreeAddr(t), dlv)...)
+	tool, banner := startInGroup(t, root, boots, delve.Flags("CreatePlantFunction", proctest.FreeAddr(t), dlv)...)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // only catches a hang
 	defer cancel()
 	post(ctx, banner.URL, banner.Token, `{"id":7,"name":"Held"}`)
