@@ -19,8 +19,8 @@ import (
 // from there can be drawn again by any of them. make test saw it happen to
 // Delve's port when FreeAddr listened on 127.0.0.1:0
 // (TestWatchKeepsDebuggingAfterARebuild: "bind: address already in use").
-// Below the range only another FreeAddr can pick the port. Each process starts
-// at its own offset, and each call takes the next port.
+// Below the range only another FreeAddr can pick the port: each process
+// starts at an offset of its own, and each call takes the next port.
 func FreeAddr(tb testing.TB) string {
 	tb.Helper()
 	const first = 10000
