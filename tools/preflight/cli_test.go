@@ -1,4 +1,4 @@
-package main
+package preflight
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/plantstore/plantstore/internal/srctree"
-	"github.com/plantstore/plantstore/tools/preflight"
 	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
@@ -21,7 +20,7 @@ func copyWithEdit(t *testing.T) string {
 	t.Helper()
 	root := srctree.Path()
 	files := []string{"Makefile", "template.yaml", "pipeline/roles.yaml", ".github/requirements.txt", ".ci/run", "samconfig.toml",
-		preflight.AllowlistFile, preflight.StatefulFile, "tools/preflight/testdata/access.txt"}
+		AllowlistFile, StatefulFile, "tools/preflight/testdata/access.txt"}
 	wfs, _ := filepath.Glob(filepath.Join(root, ".github", "workflows", "*.yml"))
 	managed, _ := filepath.Glob(filepath.Join(root, "tools", "preflight", "testdata", "managed", "*.json"))
 	for _, w := range append(wfs, managed...) {
@@ -48,7 +47,7 @@ func copyWithEdit(t *testing.T) string {
 func TestTextFinding(t *testing.T) {
 	t.Parallel()
 	var out, errs bytes.Buffer
-	if code := run(context.Background(), []string{"-C", copyWithEdit(t)}, &out, &errs); code != 1 {
+	if code := Main(context.Background(), []string{"-C", copyWithEdit(t)}, &out, &errs); code != 1 {
 		t.Fatalf("exit %d, want 1; stderr: %s", code, errs.String())
 	}
 	line := regexp.MustCompile(`(?m)^\.github/workflows/ci\.yml:\d+: PS-WF-005: .+; fix: .+$`)
@@ -63,7 +62,7 @@ func TestTextFinding(t *testing.T) {
 func TestSARIF(t *testing.T) {
 	t.Parallel()
 	var out, errs bytes.Buffer
-	if code := run(context.Background(), []string{"-C", copyWithEdit(t), "--format", "sarif"}, &out, &errs); code != 1 {
+	if code := Main(context.Background(), []string{"-C", copyWithEdit(t), "--format", "sarif"}, &out, &errs); code != 1 {
 		t.Fatalf("exit %d, want 1; stderr: %s", code, errs.String())
 	}
 	var log struct {
