@@ -9,38 +9,21 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/plantstore/plantstore/internal/srctree"
-	"github.com/plantstore/plantstore/tools/watchtest"
 )
 
-// copyWithEdit copies what the rules read and pins ci.yml's checkout to a
-// tag, a finding of PS-WF-005.
+// copyWithEdit is a copy of what the rules read with ci.yml's checkout
+// pinned to a tag, a finding of PS-WF-005.
 func copyWithEdit(t *testing.T) string {
 	t.Helper()
-	root := srctree.Path()
-	files := []string{"Makefile", "template.yaml", "pipeline/roles.yaml", ".github/requirements.txt", ".ci/run", "samconfig.toml",
-		AllowlistFile, StatefulFile, "tools/preflight/testdata/access.txt"}
-	wfs, _ := filepath.Glob(filepath.Join(root, ".github", "workflows", "*.yml"))
-	managed, _ := filepath.Glob(filepath.Join(root, "tools", "preflight", "testdata", "managed", "*.json"))
-	for _, w := range append(wfs, managed...) {
-		rel, _ := filepath.Rel(root, w)
-		files = append(files, filepath.ToSlash(rel))
-	}
-	dir := watchtest.CopyFiles(t, files...)
-	path := filepath.Join(dir, ".github", "workflows", "ci.yml")
-	raw, err := os.ReadFile(path)
+	raw, err := os.ReadFile(filepath.Join(repoRoot, ".github", "workflows", "ci.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	edited := regexp.MustCompile(`actions/checkout@[0-9a-f]{40}`).ReplaceAllString(string(raw), "actions/checkout@v4")
-	if edited == string(raw) {
+	pin := regexp.MustCompile(`actions/checkout@[0-9a-f]{40}`).FindString(string(raw))
+	if pin == "" {
 		t.Fatal("ci.yml has no pinned checkout to unpin")
 	}
-	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return checkedMutant(t, edit{File: ".github/workflows/ci.yml", Old: pin, New: "actions/checkout@v4"})
 }
 
 // A finding is one line, file:line: ID: danger; fix: ..., and exit 1.
