@@ -24,67 +24,62 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *format != "text" && *format != "sarif" {
-		fmt.Fprintf(stderr, "preflight: --format %q: text or sarif\n", *format)
+	n, err := run(ctx, *format, *output, *dir, *render, stdout)
+	switch {
+	case err != nil:
+		fmt.Fprintln(stderr, "preflight:", err)
 		return 2
+	case n > 0:
+		fmt.Fprintf(stderr, "preflight: %d findings\n", n)
+		return 1
 	}
-	root := *dir
-	if root == "" {
-		r, err := srctree.Root()
-		if err != nil {
-			fmt.Fprintln(stderr, "preflight:", err)
-			return 2
-		}
-		root = r
+	return 0
+}
+
+// run is Main after its flags: the number of findings it wrote, or why it
+// could not check.
+func run(ctx context.Context, format, output, root, render string, stdout io.Writer) (int, error) {
+	if format != "text" && format != "sarif" {
+		return 0, fmt.Errorf("--format %q: text or sarif", format)
 	}
 	book, err := LoadBook()
 	if err != nil {
-		fmt.Fprintln(stderr, "preflight:", err)
-		return 2
+		return 0, err
 	}
-	if *render != "" {
-		raw, err := os.ReadFile(*render)
-		if err == nil {
-			var doc string
-			doc, err = RenderRules(string(raw), book.AllRules())
-			if err == nil {
-				err = os.WriteFile(*render, []byte(doc), 0o644)
-			}
-		}
+	if render != "" {
+		raw, err := os.ReadFile(render)
 		if err != nil {
-			fmt.Fprintln(stderr, "preflight:", err)
-			return 2
+			return 0, err
 		}
-		return 0
+		doc, err := RenderRules(string(raw), book.AllRules())
+		if err != nil {
+			return 0, err
+		}
+		return 0, os.WriteFile(render, []byte(doc), 0o644)
+	}
+	if root == "" {
+		if root, err = srctree.Root(); err != nil {
+			return 0, err
+		}
 	}
 	findings, err := Check(ctx, root)
 	if err != nil {
-		fmt.Fprintln(stderr, "preflight:", err)
-		return 2
+		return 0, err
 	}
 	out := stdout
-	if *output != "" {
-		f, err := os.Create(*output)
+	if output != "" {
+		f, err := os.Create(output)
 		if err != nil {
-			fmt.Fprintln(stderr, "preflight:", err)
-			return 2
+			return 0, err
 		}
 		defer f.Close()
 		out = f
 	}
-	if *format == "sarif" {
-		if err := WriteSARIF(out, book.AllRules(), findings); err != nil {
-			fmt.Fprintln(stderr, "preflight:", err)
-			return 2
-		}
-	} else {
-		for _, f := range findings {
-			fmt.Fprintln(out, termsafe.Escape(f.String()))
-		}
+	if format == "sarif" {
+		return len(findings), WriteSARIF(out, book.AllRules(), findings)
 	}
-	if len(findings) > 0 {
-		fmt.Fprintf(stderr, "preflight: %d findings\n", len(findings))
-		return 1
+	for _, f := range findings {
+		fmt.Fprintln(out, termsafe.Escape(f.String()))
 	}
-	return 0
+	return len(findings), nil
 }
