@@ -155,10 +155,10 @@ func TestRulesAreGroupedByThePartsTheyRead(t *testing.T) {
 		"a.rego":     "package preflight.rules.a\n\nimport data.preflight.lib.x\n\ndeny contains 1 if {\n\tinput.a\n\tx.f(1)\n}\n",
 		"whole.rego": "package preflight.rules.whole\n\ndeny contains k if some k, _ in input\n",
 	})
-	if got := inputParts(c, "preflight.rules.a"); !slices.Equal(got, []string{"a", "b"}) {
+	if got := inputParts(c, "preflight.rules.a", map[*ast.Module]moduleReads{}); !slices.Equal(got, []string{"a", "b"}) {
 		t.Errorf("a reads %q, want [a b]", got)
 	}
-	if got := inputParts(c, "preflight.rules.whole"); got != nil {
+	if got := inputParts(c, "preflight.rules.whole", map[*ast.Module]moduleReads{}); got != nil {
 		t.Errorf("whole reads %q, want all of input (nil)", got)
 	}
 	// The book's answers, kept or not, are the rules' answers: a finding

@@ -131,8 +131,9 @@ func loadBook(fsys fs.FS) (*Book, error) {
 	// made JSON of it all.
 	byKeys := map[string]*group{}
 	denies := map[*group][]string{}
+	reads := map[*ast.Module]moduleReads{}
 	for _, r := range b.Rules {
-		keys := inputParts(compiler, r.Package)
+		keys := inputParts(compiler, r.Package, reads)
 		id := strings.Join(keys, " ")
 		if keys == nil {
 			id = "*"
@@ -156,33 +157,31 @@ func loadBook(fsys fs.FS) (*Book, error) {
 
 // inputParts are the keys of input that the rule package pkg reads, with
 // the packages it calls, sorted; nil when one of them reads input by a
-// variable or whole.
-func inputParts(c *ast.Compiler, pkg string) []string {
+// variable or whole. Each module is walked once for all the rules
+// (bookReads).
+func inputParts(c *ast.Compiler, pkg string, reads map[*ast.Module]moduleReads) []string {
 	keys := map[string]bool{}
 	whole := false
-	done := map[string]bool{}
+	done := map[*ast.Module]bool{}
 	var visit func(path ast.Ref)
 	visit = func(path ast.Ref) {
 		for _, m := range c.Modules {
-			if !path.HasPrefix(m.Package.Path) && !m.Package.Path.HasPrefix(path) || done[m.Package.Path.String()] {
+			if !path.HasPrefix(m.Package.Path) && !m.Package.Path.HasPrefix(path) || done[m] {
 				continue
 			}
-			done[m.Package.Path.String()] = true
-			ast.WalkRefs(m, func(r ast.Ref) bool {
-				switch {
-				case r[0].Equal(ast.InputRootDocument) && len(r) > 1:
-					if k, ok := r[1].Value.(ast.String); ok {
-						keys[string(k)] = true
-					} else {
-						whole = true
-					}
-				case r[0].Equal(ast.InputRootDocument):
-					whole = true
-				case r[0].Equal(ast.DefaultRootDocument):
-					visit(r.ConstantPrefix())
-				}
-				return false
-			})
+			done[m] = true
+			r, ok := reads[m]
+			if !ok {
+				r = readsOf(m)
+				reads[m] = r
+			}
+			for _, k := range r.keys {
+				keys[k] = true
+			}
+			whole = whole || r.whole
+			for _, d := range r.data {
+				visit(d)
+			}
 		}
 	}
 	visit(ast.MustParseRef("data." + pkg))
@@ -190,6 +189,36 @@ func inputParts(c *ast.Compiler, pkg string) []string {
 		return nil
 	}
 	return slices.Sorted(maps.Keys(keys))
+}
+
+// moduleReads is what one module reads: the keys of input, whether it
+// reads input whole, and the documents of data it refers to.
+type moduleReads struct {
+	keys  []string
+	whole bool
+	data  []ast.Ref
+}
+
+func readsOf(m *ast.Module) moduleReads {
+	var r moduleReads
+	seen := map[string]bool{}
+	ast.WalkRefs(m, func(ref ast.Ref) bool {
+		switch {
+		case ref[0].Equal(ast.InputRootDocument) && len(ref) > 1:
+			if k, ok := ref[1].Value.(ast.String); ok {
+				r.keys = append(r.keys, string(k))
+			} else {
+				r.whole = true
+			}
+		case ref[0].Equal(ast.InputRootDocument):
+			r.whole = true
+		case ref[0].Equal(ast.DefaultRootDocument) && !seen[ref.ConstantPrefix().String()]:
+			seen[ref.ConstantPrefix().String()] = true
+			r.data = append(r.data, ref.ConstantPrefix())
+		}
+		return false
+	})
+	return r
 }
 
 // ruleOf reads a rule's package METADATA.
