@@ -184,6 +184,27 @@ lint: tools node_modules bin/preflight ## gofmt, go vet (also for macOS and Wind
 	if [ -n "$$failed" ]; then echo "lint failed:$$failed"; exit 1; fi
 	@echo "lint: clean (repocheck, go mod tidy and go vet of each module alone, go vet for linux, darwin and windows, staticcheck $(STATICCHECK_VERSION), gosec $(GOSEC_VERSION), cfn-lint on both templates, actionlint $(ACTIONLINT_VERSION), the deploy preflight (bin/preflight, every rule by ID))"
 
+# $(call clean-before,NAME,INPUTS,COMMAND) runs COMMAND unless it passed
+# before on the same inputs: the hash of COMMAND's words and of what INPUTS
+# prints (the tool's own bytes or version among them). gosec and cfn-lint
+# keep no cache of their own (staticcheck and go vet do), and each takes
+# seconds to read inputs a lint after an unrelated edit has not changed. A
+# pass leaves a stamp under the user's cache folder, touched on each use and
+# dropped after five days unused; a failure leaves none, and a fresh
+# machine (CI) has none, so there the tool always runs; so does
+# PLANTSTORE_CACHE=off, as for the tests' caches.
+LINT_CACHE = $${XDG_CACHE_HOME:-$$HOME/.cache}/plantstore/lint-clean
+clean-before = key=$$( { printf '%s\n' '$(3)'; $(2); } | sha256sum | cut -c1-32 ); stamp=$(LINT_CACHE)/$(1)-$$key; \
+	if [ "$${PLANTSTORE_CACHE:-}" != off ] && [ -e "$$stamp" ]; then touch "$$stamp"; echo '$(3)' "(skipped: it passed before on the same inputs)"; \
+	else echo '$(3)'; $(3); mkdir -p $(LINT_CACHE) && touch "$$stamp" && find $(LINT_CACHE) -type f -mtime +5 -delete; fi
+# The edge variant: template.yaml with every optional part on. cfn-lint
+# checks it, and the preflight reads this line for the stack it judges.
+EDGE_PARAMETERS := EnableWaf=true DomainName=api.example.com CertificateArn=arn:aws:acm:us-east-1:123456789012:certificate/example HostedZoneId=Z0EXAMPLE CreatePlantReservedConcurrency=100 DeploymentType=AllAtOnce
+GO_INPUTS  = $(GO) version; $(GO) env GOOS GOARCH GOFLAGS CGO_ENABLED GOEXPERIMENT; git ls-files -z -co --exclude-standard -- '*.go' '*.mod' '*.sum' '*.work' | xargs -0 sha256sum
+# cfn-lint's and the SAM translator's versions, asked of python once per make run, when first used.
+CFN_VERSIONS = $(eval CFN_VERSIONS := $$(shell python3 -c 'import importlib.metadata as m; print(m.version("cfn-lint"), m.version("aws-sam-translator"))'))$(CFN_VERSIONS)
+CFN_INPUTS = command -v cfn-lint; echo 'cfn-lint and aws-sam-translator $(CFN_VERSIONS)'; cat template.yaml pipeline/roles.yaml $$(ls -d .cfnlintrc* 2>/dev/null)
+
 lint-go: tools ## (make lint) repocheck, gofmt, go mod tidy, go vet for three systems, staticcheck, gosec, actionlint
 	@$(GO) run ./tools/cmd/repocheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
@@ -196,13 +217,13 @@ lint-go: tools ## (make lint) repocheck, gofmt, go mod tidy, go vet for three sy
 	GOOS=darwin GOARCH=arm64 $(GO) vet ./... ./samlocal/... ./tools/...
 	GOOS=windows GOARCH=amd64 $(GO) vet ./... ./samlocal/... ./tools/...
 	$(TOOLS)/staticcheck ./... ./samlocal/... ./tools/...
-	pkgs=$$($(SHIPPED_PACKAGES)); test -n "$$pkgs"; $(TOOLS)/gosec -quiet $$pkgs
+	@pkgs=$$($(SHIPPED_PACKAGES)); test -n "$$pkgs"; $(call clean-before,gosec,sha256sum $(TOOLS)/gosec; $(GO_INPUTS),$(TOOLS)/gosec -quiet $$pkgs)
 	$(TOOLS)/actionlint .github/workflows/*.yml
 
 lint-templates: ## (make lint) cfn-lint on both templates, and on template.yaml as the edge variant (every optional part on)
 	@command -v cfn-lint >/dev/null || { echo "make lint: cfn-lint is not on PATH (it is in .github/requirements.txt, which .ci/run installs on CI)" >&2; exit 1; }
-	cfn-lint template.yaml pipeline/roles.yaml
-	cfn-lint template.yaml --parameters EnableWaf=true DomainName=api.example.com CertificateArn=arn:aws:acm:us-east-1:123456789012:certificate/example HostedZoneId=Z0EXAMPLE CreatePlantReservedConcurrency=100 DeploymentType=AllAtOnce
+	@$(call clean-before,cfn-lint,$(CFN_INPUTS),cfn-lint template.yaml pipeline/roles.yaml)
+	@$(call clean-before,cfn-lint-edge,$(CFN_INPUTS),cfn-lint template.yaml --parameters $(EDGE_PARAMETERS))
 
 preflight-accept: node_modules ## after a change you mean: write the preflight's reviewed access snapshot (tools/preflight/testdata/access.txt), CI's proof (tools/preflight/testdata/proof.json) and, for replacements tools/preflight/allowlist.yaml acknowledges, its stateful reference; commit the diff for review
 	CI=true UPDATE_PREFLIGHT=1 $(GO) test -count=1 -run '^(TestAccessIsTheReviewedSnapshot|TestStatefulReference|TestProofIsTheReviewedSnapshot)$$' ./tools/preflight

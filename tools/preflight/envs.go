@@ -34,8 +34,9 @@ const (
 // edgeParams are the parameters that turn on every feature adding resources
 // (the web ACL, the custom domain, reserved concurrency, all-at-once
 // releases): the "edge" variant is default's stack with them. They are the
-// Makefile's second cfn-lint line, read from there, so that the template
-// cfn-lint checks with every feature on is the one the guards read.
+// Makefile's EDGE_PARAMETERS, which its second cfn-lint call passes, so
+// that the template cfn-lint checks with every feature on is the one the
+// guards read.
 func edgeParams(root string) (map[string]string, error) {
 	raw, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	if err != nil {
@@ -43,13 +44,13 @@ func edgeParams(root string) (map[string]string, error) {
 	}
 	m := edgeLine.FindStringSubmatch(string(raw))
 	if m == nil {
-		return nil, fmt.Errorf("the Makefile has no line `cfn-lint template.yaml --parameters ...`, which gives the edge variant's parameters")
+		return nil, fmt.Errorf("the Makefile has no line `EDGE_PARAMETERS := ...`, the edge variant's parameters")
 	}
 	params := map[string]string{}
 	for _, kv := range strings.Fields(m[1]) {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return nil, fmt.Errorf("the Makefile's cfn-lint --parameters: %q is not NAME=VALUE", kv)
+			return nil, fmt.Errorf("the Makefile's EDGE_PARAMETERS: %q is not NAME=VALUE", kv)
 		}
 		params[k] = v
 	}
@@ -58,7 +59,7 @@ func edgeParams(root string) (map[string]string, error) {
 
 // edgeLine is the Makefile's line that edgeParams reads: all the stack
 // part reads of the Makefile.
-var edgeLine = regexp.MustCompile(`(?m)^\tcfn-lint template\.yaml --parameters (.+)$`)
+var edgeLine = regexp.MustCompile(`(?m)^EDGE_PARAMETERS := (.+)$`)
 
 // stackVariants are the stacks the guards read: each samconfig.toml
 // environment, and the edge variant (default's stack with edgeParams).

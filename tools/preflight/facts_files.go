@@ -73,7 +73,9 @@ func makefileFacts(m *makeFile) map[string]any {
 
 var (
 	// A variable assignment, global or after a target's colon.
-	assignRe = regexp.MustCompile(`^(?:(?:override|export|private)\s+)*([A-Za-z_.][A-Za-z0-9_.]*)\s*(\+=|\?=|:::=|::=|:=|!=|=)\s*(.*)$`)
+	assignRe = regexp.MustCompile(`(?s)^(?:(?:override|export|private)\s+)*([A-Za-z_.][A-Za-z0-9_.-]*)\s*(\+=|\?=|:::=|::=|:=|!=|=)\s*(.*)$`)
+	// A backslash-newline outside a recipe, with the blanks around it.
+	continuation = regexp.MustCompile(`[ \t]*\\\n\s*`)
 	// A rule line: targets, then one colon or two.
 	ruleLineRe = regexp.MustCompile(`^([^\t#=:][^#=:]*?)\s*::?(?:[^=]|$)(.*)$`)
 	makeVarRe  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -149,7 +151,9 @@ func parseMakefile(raw string) *makeFile {
 		}
 		current = nil
 		if a := assignRe.FindStringSubmatch(l); a != nil {
-			v := stripComment(a[3])
+			// Outside a recipe, backslash-newline and the blanks around
+			// it are one space ("Splitting Long Lines").
+			v := stripComment(continuation.ReplaceAllString(a[3], " "))
 			m.assigns = append(m.assigns, makeAssign{start, "", a[1], a[2], v})
 			continue
 		}

@@ -17,10 +17,12 @@ import (
 	"fmt"
 	"go/build"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -555,6 +557,14 @@ func closingParen(text string, open int) int {
 
 func (s makeScope) ref(inner, target string, depth int) string {
 	if k := strings.IndexAny(inner, " \t"); k > 0 {
+		if inner[:k] == "call" { // $(call NAME,ARGS): NAME's value, $(1), $(2)... the ARGS
+			a := splitMakeArgs(strings.TrimLeft(inner[k+1:], " \t"))
+			in := maps.Clone(s)
+			for i, arg := range a[1:] {
+				in[strconv.Itoa(i+1)] = makeVar{raw: s.expand(arg, target, depth+1), origin: "automatic"}
+			}
+			return in.value(strings.TrimSpace(s.expand(a[0], target, depth+1)), target, depth+1)
+		}
 		if f, ok := makeFuncs[inner[:k]]; ok {
 			e := func(a string) string { return s.expand(a, target, depth+1) }
 			return f(s, splitMakeArgs(strings.TrimLeft(inner[k+1:], " \t")), e)

@@ -18,6 +18,9 @@ func TestFactsServeTheRulesToCome(t *testing.T) {
 	for _, c := range []struct{ what, query string }{
 		{"a ?= pin of the Makefile, with its line", `some a in input.makefile.assignments; a.name == "STATICCHECK_VERSION"; a.op == "?="; a.line > 0`},
 		{"the lint target's recipe runs bin/preflight, in the background", `some sc in input.scripts; sc.target == "lint"; some st in sc.stmts; st.words[0] == "bin/preflight"; st.background`},
+		{"gosec's call in lint-go, through $(call clean-before,...) and its value's backslash-newlines", `some sc in input.scripts; sc.target == "lint-go"; some st in sc.stmts; endswith(st.words[0], "/.bin/gosec"); st.words[1] == "-quiet"`},
+		{"the edge variant's cfn-lint call with EDGE_PARAMETERS", `some sc in input.scripts; sc.target == "lint-templates"; some st in sc.stmts; st.words[0] == "cfn-lint"; "--parameters" in st.words; "DeploymentType=AllAtOnce" in st.words`},
+		{"an assignment whose name has a dash, its lines joined", `some a in input.makefile.assignments; a.name == "clean-before"; not contains(a.value, "\\\n")`},
 		{".ci/run's lines", `some l in input.files[".ci/run"].lines; contains(l, "make lint")`},
 		{"the requirements pip installs", `count(input.files[".github/requirements.txt"].lines) > 0`},
 		{"prod's table, resolved, on its line of template.yaml", `some s in input.stacks; s.variant == "prod"; not s.probe; r := s.resources.PlantsTable; r.type == "AWS::DynamoDB::Table"; r.line > 0; r.properties.BillingMode == "PAY_PER_REQUEST"`},

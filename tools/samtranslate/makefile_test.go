@@ -350,3 +350,98 @@ esac
 		}
 	}
 }
+
+// make lint skips cfn-lint (and gosec) when it passed before on the same
+// inputs, and only then: a failure leaves no stamp, an edit to a template is
+// another key, and PLANTSTORE_CACHE=off runs it whatever the stamps say. A
+// stand-in cfn-lint on PATH counts its runs and exits as told.
+func TestLintSkipsOnlyWhatPassedOnTheSameInputs(t *testing.T) {
+	t.Parallel()
+	if err := exec.Command("python3", "-c", `import importlib.metadata as m; m.version("cfn-lint"); m.version("aws-sam-translator")`).Run(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("cfn-lint and aws-sam-translator are not installed for python3: %v", err)
+		}
+		t.Skip("cfn-lint is not installed for python3 (make test on CI installs it)")
+	}
+	root, bin, cache := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, f := range []string{"Makefile", "template.yaml", "pipeline/roles.yaml"} {
+		raw, err := os.ReadFile(filepath.Join("../..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs := filepath.Join(bin, "runs")
+	if err := os.WriteFile(filepath.Join(bin, "cfn-lint"), []byte("#!/bin/sh\necho \"$*\" >>"+runs+"\nexit ${FAKE_RC:-0}\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		raw, _ := os.ReadFile(runs)
+		return strings.Count(string(raw), "\n")
+	}
+	lint := func(env ...string) (string, error) {
+		cmd := exec.Command("make", "--no-print-directory", "-C", root, "lint-templates")
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "MAKEFLAGS=") && !strings.HasPrefix(kv, "MFLAGS=") && !strings.HasPrefix(kv, "MAKELEVEL=") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "PLANTSTORE_CACHE=") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_CACHE_HOME="+cache)
+		cmd.Env = append(cmd.Env, env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	stamps := func() int {
+		m, _ := filepath.Glob(filepath.Join(cache, "plantstore", "lint-clean", "*"))
+		return len(m)
+	}
+	steps := []struct {
+		what    string
+		env     []string
+		edit    bool
+		fails   bool
+		runs    int // cfn-lint's runs in this step
+		stamps  int // after it
+		skipped int // lines that say a run was skipped
+	}{
+		{"cfn-lint fails", []string{"FAKE_RC=2"}, false, true, 1, 0, 0},
+		{"it passes", nil, false, false, 2, 2, 0},
+		{"the same inputs", nil, false, false, 0, 2, 2},
+		{"PLANTSTORE_CACHE=off", []string{"PLANTSTORE_CACHE=off"}, false, false, 2, 2, 0},
+		{"template.yaml edited", nil, true, false, 2, 4, 0},
+	}
+	for _, s := range steps {
+		if s.edit {
+			f, err := os.OpenFile(filepath.Join(root, "template.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.WriteString("# an edit\n")
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := count()
+		out, err := lint(s.env...)
+		if (err != nil) != s.fails {
+			t.Fatalf("%s: make lint-templates: %v, want failure %v\n%s", s.what, err, s.fails, out)
+		}
+		if got := count() - before; got != s.runs {
+			t.Errorf("%s: cfn-lint ran %d times, want %d\n%s", s.what, got, s.runs, out)
+		}
+		if got := stamps(); got != s.stamps {
+			t.Errorf("%s: %d stamps, want %d", s.what, got, s.stamps)
+		}
+		if got := strings.Count(out, "(skipped: it passed before on the same inputs)"); got != s.skipped {
+			t.Errorf("%s: %d runs said skipped, want %d\n%s", s.what, got, s.skipped, out)
+		}
+	}
+}
