@@ -161,7 +161,7 @@ fuzz: ## each fuzz target for FUZZTIME executions (default 20000x; e.g. make fuz
 	@logs=$$(mktemp -d); trap 'rm -rf "$$logs"' EXIT; pids=""; \
 	for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; \
-	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 1 $$pkg >"$$logs/$$fn" 2>&1 & pids="$$pids $$!:$$fn:$$pkg"; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 1 -o $(TESTBINS)/fuzz/$$fn/ $$pkg >"$$logs/$$fn" 2>&1 & pids="$$pids $$!:$$fn:$$pkg"; \
 	done; \
 	failed=""; for p in $$pids; do \
 	  pid=$${p%%:*}; rest=$${p#*:}; fn=$${rest%%:*}; pkg=$${rest#*:}; \
