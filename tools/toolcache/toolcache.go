@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -53,11 +54,18 @@ type Cache struct {
 // build cache trims entries unused for five days.
 const unused = 5 * 24 * time.Hour
 
+// keptVersions is how many of a tool's versions stay however recent: the
+// preflight's access is keyed by the executable that computed it, and
+// every edit of the preflight is another executable, tens of megabytes
+// each (292 folders, 3.1 GB after five days of work on it). At any time a
+// few executables ask at once (the test binary, bin/preflight, a copy's).
+const keptVersions = 8
+
 // Open returns the cache of tool at the version that the parts describe:
 // <root>/plantstore/<tool>/<KeyOf(version...)>. An empty root is
 // $PLANTSTORE_CACHE, else the user's cache folder; "off" turns caching off
 // (Open returns nil). Folders of the tool's other versions unused for five
-// days are removed.
+// days are removed, and all but the keptVersions used last.
 func Open(root, tool string, version ...[]byte) (*Cache, error) {
 	if root == "" {
 		root = os.Getenv("PLANTSTORE_CACHE")
@@ -79,12 +87,21 @@ func Open(root, tool string, version ...[]byte) (*Cache, error) {
 	}
 	now := time.Now()
 	_ = os.Chtimes(dir, now, now) // used now
-	if others, err := os.ReadDir(parent); err == nil {
-		for _, o := range others {
-			info, err := o.Info()
-			if err == nil && o.IsDir() && filepath.Join(parent, o.Name()) != dir && now.Sub(info.ModTime()) > unused {
-				_ = os.RemoveAll(filepath.Join(parent, o.Name()))
-			}
+	type folder struct {
+		path string
+		used time.Time
+	}
+	var others []folder
+	entries, _ := os.ReadDir(parent)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && e.IsDir() && filepath.Join(parent, e.Name()) != dir {
+			others = append(others, folder{filepath.Join(parent, e.Name()), info.ModTime()})
+		}
+	}
+	slices.SortFunc(others, func(a, b folder) int { return b.used.Compare(a.used) })
+	for i, o := range others {
+		if i >= keptVersions-1 || now.Sub(o.used) > unused {
+			_ = os.RemoveAll(o.path)
 		}
 	}
 	return &Cache{dir: dir}, nil

@@ -151,3 +151,44 @@ func TestOffAndTrim(t *testing.T) {
 		t.Errorf("a version used now went: %v", err)
 	}
 }
+
+// Beyond the keptVersions used last, a tool's other versions go, however
+// recent; the one opened stays.
+func TestKeepsTheVersionsUsedLast(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	var dirs []string
+	for i := range keptVersions + 3 {
+		c, err := Open(root, "tool", []byte{byte(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each an hour after the last, as a clock would order them.
+		at := time.Now().Add(time.Duration(i-keptVersions-3) * time.Hour)
+		if err := os.Chtimes(c.Dir(), at, at); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, c.Dir())
+	}
+	last, err := Open(root, "tool", []byte{0}) // the oldest, used again
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := map[string]bool{}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err == nil {
+			kept[d] = true
+		}
+	}
+	if len(kept) != keptVersions {
+		t.Errorf("%d versions stay, want %d", len(kept), keptVersions)
+	}
+	if !kept[last.Dir()] {
+		t.Error("the version opened went")
+	}
+	for _, d := range dirs[len(dirs)-keptVersions+1:] {
+		if !kept[d] {
+			t.Errorf("%s, among the last used, went", filepath.Base(d))
+		}
+	}
+}
