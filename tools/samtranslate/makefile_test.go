@@ -357,12 +357,6 @@ esac
 // stand-in cfn-lint on PATH counts its runs and exits as told.
 func TestLintSkipsOnlyWhatPassedOnTheSameInputs(t *testing.T) {
 	t.Parallel()
-	if err := exec.Command("python3", "-c", `import importlib.metadata as m; m.version("cfn-lint"); m.version("aws-sam-translator")`).Run(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("cfn-lint and aws-sam-translator are not installed for python3: %v", err)
-		}
-		t.Skip("cfn-lint is not installed for python3 (make test on CI installs it)")
-	}
 	root, bin, cache := t.TempDir(), t.TempDir(), t.TempDir()
 	for _, f := range []string{"Makefile", "template.yaml", "pipeline/roles.yaml"} {
 		raw, err := os.ReadFile(filepath.Join("../..", f))
@@ -385,7 +379,8 @@ func TestLintSkipsOnlyWhatPassedOnTheSameInputs(t *testing.T) {
 		return strings.Count(string(raw), "\n")
 	}
 	lint := func(env ...string) (string, error) {
-		cmd := exec.Command("make", "--no-print-directory", "-C", root, "lint-templates")
+		// The versions, which python would be asked, as the stand-in's.
+		cmd := exec.Command("make", "--no-print-directory", "-C", root, "lint-templates", "CFN_VERSIONS=stand-in")
 		for _, kv := range os.Environ() {
 			if !strings.HasPrefix(kv, "MAKEFLAGS=") && !strings.HasPrefix(kv, "MFLAGS=") && !strings.HasPrefix(kv, "MAKELEVEL=") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "PLANTSTORE_CACHE=") {
 				cmd.Env = append(cmd.Env, kv)
