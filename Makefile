@@ -226,7 +226,7 @@ lint-templates: ## (make lint) cfn-lint on both templates, and on template.yaml 
 	@$(call clean-before,cfn-lint-edge,$(CFN_INPUTS),cfn-lint template.yaml --parameters $(EDGE_PARAMETERS))
 
 preflight-accept: node_modules ## after a change you mean: write the preflight's reviewed access snapshot (tools/preflight/testdata/access.txt), CI's proof (tools/preflight/testdata/proof.json) and, for replacements tools/preflight/allowlist.yaml acknowledges, its stateful reference; commit the diff for review
-	CI=true UPDATE_PREFLIGHT=1 $(GO) test -count=1 -run '^(TestAccessIsTheReviewedSnapshot|TestStatefulReference|TestProofIsTheReviewedSnapshot)$$' ./tools/preflight
+	CI=true UPDATE_PREFLIGHT=1 $(GO) test -count=1 -o $(TESTBINS)/accept/ -run '^(TestAccessIsTheReviewedSnapshot|TestStatefulReference|TestProofIsTheReviewedSnapshot)$$' ./tools/preflight
 
 build-CreatePlantFunction: ## (SAM) createplant's bootstrap into $(ARTIFACTS_DIR) (arm64; GOARCH=... on the command line for another)
 	@$(MAKE) --no-print-directory build-lambda PKG=./functions/createplant

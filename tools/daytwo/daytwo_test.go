@@ -87,6 +87,18 @@ func TestAddingAFunction(t *testing.T) {
 		t.Skip("no node_modules (make test installs it and runs this)")
 	}
 	root := watchtest.CopyTree(t)
+	// What the walk builds (bin/, .bin/ with preflight-accept's test
+	// binary, samlocal's .aws-sam/) is kept from run to run, as in a
+	// developer's clone: the go command relinks only what changed.
+	kept := proctest.BuildDir(t)
+	for _, d := range []string{"bin", ".bin", ".aws-sam"} {
+		if err := os.MkdirAll(filepath.Join(kept, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(kept, d), filepath.Join(root, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, s := range steps(t) {
 		s.apply(t, root)
 	}
