@@ -196,7 +196,7 @@ lint: tools node_modules bin/preflight ## gofmt, go vet (also for macOS and Wind
 LINT_CACHE = $${XDG_CACHE_HOME:-$$HOME/.cache}/plantstore/lint-clean
 clean-before = key=$$( { printf '%s\n' '$(3)'; $(2); } | sha256sum | cut -c1-32 ); stamp=$(LINT_CACHE)/$(1)-$$key; \
 	if [ "$${PLANTSTORE_CACHE:-}" != off ] && [ -e "$$stamp" ]; then touch "$$stamp"; echo '$(3)' "(skipped: it passed before on the same inputs)"; \
-	else echo '$(3)'; $(3); mkdir -p $(LINT_CACHE) && touch "$$stamp" && find $(LINT_CACHE) -type f -mtime +5 -delete; fi
+	else echo '$(3)'; $(3); mkdir -p "$(LINT_CACHE)" && touch "$$stamp" && find "$(LINT_CACHE)" -type f -mtime +5 -delete; fi
 # The edge variant: template.yaml with every optional part on. cfn-lint
 # checks it, and the preflight reads this line for the stack it judges.
 EDGE_PARAMETERS := EnableWaf=true DomainName=api.example.com CertificateArn=arn:aws:acm:us-east-1:123456789012:certificate/example HostedZoneId=Z0EXAMPLE CreatePlantReservedConcurrency=100 DeploymentType=AllAtOnce
