@@ -157,8 +157,8 @@ func loadBook(fsys fs.FS) (*Book, error) {
 
 // inputParts are the keys of input that the rule package pkg reads, with
 // the packages it calls, sorted; nil when one of them reads input by a
-// variable or whole. Each module is walked once for all the rules
-// (bookReads).
+// variable or whole. reads keeps each module's walk (readsOf) for the
+// next rule.
 func inputParts(c *ast.Compiler, pkg string, reads map[*ast.Module]moduleReads) []string {
 	keys := map[string]bool{}
 	whole := false
