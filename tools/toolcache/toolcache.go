@@ -55,10 +55,10 @@ type Cache struct {
 const unused = 5 * 24 * time.Hour
 
 // keptVersions is how many of a tool's versions stay however recent: the
-// preflight's access is keyed by the executable that computed it, and
-// every edit of the preflight is another executable, tens of megabytes
-// each (292 folders, 3.1 GB after five days of work on it). At any time a
-// few executables ask at once (the test binary, bin/preflight, a copy's).
+// preflight's access is keyed by the executable that computed it, so every
+// edit of the preflight is another version, and five days of them pile up.
+// At any time a few executables ask at once (the test binary,
+// bin/preflight, a copy's).
 const keptVersions = 8
 
 // Open returns the cache of tool at the version that the parts describe:
