@@ -196,11 +196,11 @@ lint: tools node_modules bin/preflight ## gofmt, go vet (also for macOS and Wind
 LINT_CACHE = $${XDG_CACHE_HOME:-$$HOME/.cache}/plantstore/lint-clean
 clean-before = key=$$( { printf '%s\n' '$(3)'; $(2); } | sha256sum | cut -c1-32 ); stamp=$(LINT_CACHE)/$(1)-$$key; \
 	if [ "$${PLANTSTORE_CACHE:-}" != off ] && [ -e "$$stamp" ]; then touch "$$stamp"; echo '$(3)' "(skipped: it passed before on the same inputs)"; \
-	else echo '$(3)'; $(3); mkdir -p "$(LINT_CACHE)" && touch "$$stamp" && find "$(LINT_CACHE)" -type f -mtime +5 -delete; fi
+	else echo '$(3)'; $(3); mkdir -p "$(LINT_CACHE)" && touch "$$stamp" && find "$(LINT_CACHE)" -type f -mmin +7200 -delete; fi
 # The edge variant: template.yaml with every optional part on. cfn-lint
 # checks it, and the preflight reads this line for the stack it judges.
 EDGE_PARAMETERS := EnableWaf=true DomainName=api.example.com CertificateArn=arn:aws:acm:us-east-1:123456789012:certificate/example HostedZoneId=Z0EXAMPLE CreatePlantReservedConcurrency=100 DeploymentType=AllAtOnce
-GO_INPUTS  = $(GO) version; $(GO) env GOOS GOARCH GOFLAGS CGO_ENABLED GOEXPERIMENT; git ls-files -z -co --exclude-standard -- '*.go' '*.mod' '*.sum' '*.work' | xargs -0 sha256sum
+GO_INPUTS  = $(GO) env GOVERSION GOOS GOARCH GOFLAGS CGO_ENABLED GOEXPERIMENT; git ls-files -z -co --exclude-standard -- '*.go' '*.mod' '*.sum' '*.work' | xargs -0 sha256sum
 # cfn-lint's and the SAM translator's versions, asked of python once per make run, when first used.
 CFN_VERSIONS = $(eval CFN_VERSIONS := $$(shell python3 -c 'import importlib.metadata as m; print(m.version("cfn-lint"), m.version("aws-sam-translator"))'))$(CFN_VERSIONS)
 CFN_INPUTS = command -v cfn-lint; echo 'cfn-lint and aws-sam-translator $(CFN_VERSIONS)'; cat template.yaml pipeline/roles.yaml $$(ls -d .cfnlintrc* 2>/dev/null)
