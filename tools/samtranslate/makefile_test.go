@@ -136,12 +136,7 @@ func TestDebugBuildOnlyFromTheCommandLine(t *testing.T) {
 	makeN := func(env []string, args ...string) string {
 		t.Helper()
 		cmd := exec.Command("make", append([]string{"--no-print-directory", "-C", "../..", "-n"}, args...)...)
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "DEBUG_BUILD=") && !strings.HasPrefix(kv, "DEBUG=") && !strings.HasPrefix(kv, "MAKEFLAGS=") && !strings.HasPrefix(kv, "SAM_BUILD_MODE=") {
-				cmd.Env = append(cmd.Env, kv)
-			}
-		}
-		cmd.Env = append(cmd.Env, env...)
+		cmd.Env = append(makeEnv("DEBUG_BUILD", "DEBUG", "SAM_BUILD_MODE"), env...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("make -n %s (env %v): %v\n%s", strings.Join(args, " "), env, err, out)
@@ -275,12 +270,7 @@ done
 	for _, args := range [][]string{{"DEBUG_BUILD=1"}, {"GOARCH=amd64"}, {"DEBUG_BUILD=1", "GOARCH=amd64", "ENV=dev"}} {
 		_ = os.Remove(log)
 		cmd := exec.Command("make", append([]string{"--no-print-directory", "-C", root, "deploy"}, args...)...)
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "MAKEFLAGS=") && !strings.HasPrefix(kv, "MFLAGS=") && !strings.HasPrefix(kv, "MAKELEVEL=") && !strings.HasPrefix(kv, "PATH=") {
-				cmd.Env = append(cmd.Env, kv)
-			}
-		}
-		cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		cmd.Env = append(makeEnv("PATH"), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("make deploy %v with a stand-in sam: %v\n%s", args, err, out)
 		}
@@ -333,11 +323,7 @@ esac
 	}
 	for _, target := range []string{"run", "invoke", "start-api", "start-lambda"} {
 		cmd := exec.Command("make", "--no-print-directory", "-C", root, target, "GO="+stub)
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "MAKEFLAGS=") && !strings.HasPrefix(kv, "MFLAGS=") && !strings.HasPrefix(kv, "MAKELEVEL=") && !strings.HasPrefix(kv, "DEBUG=") && !strings.HasPrefix(kv, "WATCH=") && !strings.HasPrefix(kv, "TRACE=") {
-				cmd.Env = append(cmd.Env, kv)
-			}
-		}
+		cmd.Env = makeEnv("DEBUG", "WATCH", "TRACE")
 		out, err := cmd.CombinedOutput()
 		if err == nil {
 			t.Errorf("make %s with a build that fails: exit 0\n%q", target, out)
@@ -381,12 +367,7 @@ func TestLintSkipsOnlyWhatPassedOnTheSameInputs(t *testing.T) {
 	lint := func(env ...string) (string, error) {
 		// The versions, which python would be asked, as the stand-in's.
 		cmd := exec.Command("make", "--no-print-directory", "-C", root, "lint-templates", "CFN_VERSIONS=stand-in")
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "MAKEFLAGS=") && !strings.HasPrefix(kv, "MFLAGS=") && !strings.HasPrefix(kv, "MAKELEVEL=") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "PLANTSTORE_CACHE=") {
-				cmd.Env = append(cmd.Env, kv)
-			}
-		}
-		cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_CACHE_HOME="+cache)
+		cmd.Env = append(makeEnv("PATH", "PLANTSTORE_CACHE"), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_CACHE_HOME="+cache)
 		cmd.Env = append(cmd.Env, env...)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
@@ -439,4 +420,18 @@ func TestLintSkipsOnlyWhatPassedOnTheSameInputs(t *testing.T) {
 			t.Errorf("%s: %d runs said skipped, want %d\n%s", s.what, got, s.skipped, out)
 		}
 	}
+}
+
+// makeEnv is this process's environment for a make the test runs, without
+// the variables a make above it passes down (MAKEFLAGS, MFLAGS, MAKELEVEL:
+// make test runs these tests) and without those named.
+func makeEnv(drop ...string) []string {
+	drop = append(drop, "MAKEFLAGS", "MFLAGS", "MAKELEVEL")
+	var env []string
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); !slices.Contains(drop, name) {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
