@@ -34,7 +34,9 @@ func TestShopsStreamFeedsItsAuditTrail(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	t.Parallel()
+	// Not parallel: the end checks that every child process of this test
+	// binary stops with the server, and a parallel test's server (another
+	// moto_server) would be counted as one it left running.
 	dir := proctest.CopyDir(t) // a copy, which the test edits
 	if err := os.CopyFS(dir, os.DirFS(shop)); err != nil {
 		t.Fatal(err)
