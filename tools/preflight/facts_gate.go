@@ -13,6 +13,8 @@ package preflight
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"go/build"
@@ -49,7 +51,10 @@ const proofFile = "tools/preflight/testdata/proof.json"
 // A command is {"line", "words", "assigns": {"NAME": "value"}, "redirects":
 // [{"op", "target"}], "background", "top" (a plain statement of the
 // script's top level), "loop" (the items of the for loop around it),
-// "in_subst" (in a command substitution), "substs": {"<word index>":
+// "in_subst" (in a command substitution), "guard" ("" when the command
+// runs whenever its script does; else guardOf the script whose condition
+// decides, and of the line whose guarded make call runs it),
+// "substs": {"<word index>":
 // [[command, ...] a pipeline, ...]}}; a word
 // with an expansion is its source text.
 func gateFacts(root string, wfs []*workflow, m *makeFile, parsed []ciScript) map[string]any {
@@ -326,6 +331,11 @@ func shCommands(f *syntax.File, at func(syntax.Pos) int) []any {
 		}
 		return true
 	})
+	guarded := guardedStmts(f)
+	var script bytes.Buffer
+	if len(guarded) > 0 {
+		_ = syntax.NewPrinter().Print(&script, f)
+	}
 	var out []any
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if s, ok := n.(*syntax.Stmt); ok {
@@ -333,12 +343,74 @@ func shCommands(f *syntax.File, at func(syntax.Pos) int) []any {
 				c["top"] = top[s]
 				c["in_subst"] = inSubst[s]
 				c["loop"] = nonNilStrings(loops[s])
+				c["guard"] = ""
+				if guarded[s] {
+					c["guard"] = guardOf(script.String(), c["words"].([]string))
+				}
 				out = append(out, c)
 			}
 		}
 		return true
 	})
 	return nonNil(out)
+}
+
+// guardOf names what decides whether a guarded command runs: the script
+// it stands in, less the command's own words wherever they stand (an echo
+// of it, a stamp's key), so that a change of the command's flags is the
+// flags' rules' to judge, and any other change of the script a new guard.
+func guardOf(script string, words []string) string {
+	if len(words) > 0 {
+		script = strings.ReplaceAll(script, strings.Join(words, " "), "")
+	}
+	sum := sha256.Sum256([]byte(script))
+	return "script sha256:" + hex.EncodeToString(sum[:6])
+}
+
+// guardedStmts are the statements that run only when a condition holds
+// (POSIX, "Shell Command Language", 2.9.3 and 2.9.4): an if's branches,
+// the right side of && and ||, a case's arms, a while's or until's body,
+// a function's body. An if's or a while's condition itself runs, and so
+// does a for loop's body over its items (the loop fact names them).
+func guardedStmts(f *syntax.File) map[*syntax.Stmt]bool {
+	g := map[*syntax.Stmt]bool{}
+	mark := func(n syntax.Node) {
+		syntax.Walk(n, func(m syntax.Node) bool {
+			if s, ok := m.(*syntax.Stmt); ok {
+				g[s] = true
+			}
+			return true
+		})
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.IfClause:
+			for _, s := range n.Then {
+				mark(s)
+			}
+			if n.Else != nil {
+				mark(n.Else)
+			}
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.AndStmt || n.Op == syntax.OrStmt {
+				mark(n.Y)
+			}
+		case *syntax.CaseClause:
+			for _, it := range n.Items {
+				for _, s := range it.Stmts {
+					mark(s)
+				}
+			}
+		case *syntax.WhileClause:
+			for _, s := range n.Do {
+				mark(s)
+			}
+		case *syntax.FuncDecl:
+			mark(n.Body)
+		}
+		return true
+	})
+	return g
 }
 
 func nonNilStrings(l []string) []string {
@@ -441,7 +513,7 @@ func (r *makeReader) follow(ciRun *syntax.File) []any {
 		for _, c := range shCommands(ciRun, shLine(0)) {
 			c := c.(map[string]any)
 			if w := c["words"].([]string); c["top"] == true && len(w) > 1 && w[0] == "make" {
-				r.call(w[1:], nil, ".ci/run", c["line"].(int), "", 0)
+				r.call(w[1:], nil, ".ci/run", c["line"].(int), "", "", 0)
 			}
 		}
 	}
@@ -679,7 +751,7 @@ func patternMatch(p, w string) bool {
 // call follows `make args...` (a line of file): its VAR=value words
 // override the Makefile's variables there and in every make below
 // (MAKEFLAGS), its other words that are no flag are the targets it runs.
-func (r *makeReader) call(args []string, overrides map[string]envVar, file string, line int, root string, depth int) {
+func (r *makeReader) call(args []string, overrides map[string]envVar, file string, line int, root, guard string, depth int) {
 	ov := map[string]envVar{}
 	for k, v := range overrides {
 		ov[k] = v
@@ -696,7 +768,7 @@ func (r *makeReader) call(args []string, overrides map[string]envVar, file strin
 		targets = append(targets, a)
 	}
 	for _, t := range targets {
-		r.run(t, runVia{ov, file, line, cmp.Or(root, t), "call"}, depth)
+		r.run(t, runVia{ov, file, line, cmp.Or(root, t), "call", guard}, depth)
 	}
 }
 
@@ -708,6 +780,7 @@ type runVia struct {
 	file     string
 	line     int
 	root, as string
+	guard    string // the calling command's guard: the run's commands have it too
 }
 
 // run adds a run of target, and of what it runs: its prerequisites and
@@ -736,7 +809,7 @@ func (r *makeReader) run(target string, via runVia, depth int) {
 	var cmds []any
 	for _, rule := range rules {
 		for _, p := range strings.Fields(s.expand(rule.prereqs, "", 0)) {
-			r.run(p, runVia{ov, "Makefile", rule.line, via.root, "prerequisite"}, depth+1)
+			r.run(p, runVia{ov, "Makefile", rule.line, via.root, "prerequisite", via.guard}, depth+1)
 		}
 		for _, l := range rule.recipe {
 			f, err := parseShell(s.expand(l.text, target, 0), "")
@@ -746,8 +819,11 @@ func (r *makeReader) run(target string, via runVia, depth int) {
 			for _, c := range shCommands(f, shLine(l.line-1)) {
 				cmds = append(cmds, c)
 				c := c.(map[string]any)
+				if via.guard != "" {
+					c["guard"] = strings.TrimSpace(via.guard + " " + c["guard"].(string))
+				}
 				if w := c["words"].([]string); len(w) > 1 && w[0] == "make" {
-					r.call(w[1:], ov, "Makefile", c["line"].(int), via.root, depth+1)
+					r.call(w[1:], ov, "Makefile", c["line"].(int), via.root, c["guard"].(string), depth+1)
 				}
 			}
 		}

@@ -21,6 +21,8 @@ func TestFactsServeTheRulesToCome(t *testing.T) {
 		{"gosec's call in lint-go, through $(call clean-before,...) and its value's backslash-newlines", `some sc in input.scripts; sc.target == "lint-go"; some st in sc.stmts; endswith(st.words[0], "/.bin/gosec"); st.words[1] == "-quiet"`},
 		{"the edge variant's cfn-lint call with EDGE_PARAMETERS", `some sc in input.scripts; sc.target == "lint-templates"; some st in sc.stmts; st.words[0] == "cfn-lint"; "--parameters" in st.words; "DeploymentType=AllAtOnce" in st.words`},
 		{"an assignment whose name has a dash, its lines joined", `some a in input.makefile.assignments; a.name == "clean-before"; not contains(a.value, "\\\n")`},
+		{"gosec guarded by its stamp's if, staticcheck unguarded, both as make lint runs them", `some r in input.gate.runs; r.target == "lint-go"; some g in r.commands; endswith(g.words[0], "/.bin/gosec"); startswith(g.guard, "script sha256:"); some s in r.commands; endswith(s.words[0], "/staticcheck"); s.guard == ""`},
+		{"make fuzz's go test in its loop, unguarded", `some r in input.gate.runs; r.target == "fuzz"; some c in r.commands; c.words[0] == "go"; c.words[1] == "test"; count(c.loop) > 0; c.guard == ""`},
 		{".ci/run's lines", `some l in input.files[".ci/run"].lines; contains(l, "make lint")`},
 		{"the requirements pip installs", `count(input.files[".github/requirements.txt"].lines) > 0`},
 		{"prod's table, resolved, on its line of template.yaml", `some s in input.stacks; s.variant == "prod"; not s.probe; r := s.resources.PlantsTable; r.type == "AWS::DynamoDB::Table"; r.line > 0; r.properties.BillingMode == "PAY_PER_REQUEST"`},

@@ -63,3 +63,8 @@ test_passes_goflags_mod if {
 	env := [{"name": "GOFLAGS", "value": "-mod=readonly", "file": "ci.yml", "line": 3}]
 	count(tested_packages.deny) == 0 with input as gate([cmd(["go", "test", "./...", "./tools/..."])], env)
 }
+
+test_refuses_a_go_test_under_a_condition if {
+	guarded := object.union(race_line, {"guard": "script sha256:0123456789ab"})
+	count(tested_packages.deny) == 1 with input as gate([cmd(["go", "test", "-count=1", "./a"]), guarded], [])
+}

@@ -98,13 +98,20 @@ go_setup_call(c) if {
 }
 
 # A step is named by its environment, its tool and its words; staticcheck's
-# and gosec's flags are measured apart (their checks).
+# and gosec's flags are measured apart (their checks). A step that runs
+# only when a condition holds (gosec and cfn-lint unless a stamp says they
+# passed on the same inputs) is named with the script that decides, as
+# reviewed: a new condition, or any change to one, is another step.
 lint_steps := {step_name(c) | some c in lint_commands}
 
 step_name(c) := concat(" ", array.concat(
 	sort([sprintf("%s=%s", [k, v]) | some k, v in c.assigns]),
-	array.concat([checks.base(c.words[0])], [w | some w in array.slice(c.words, 1, count(c.words)); kept(c, w)]),
+	array.concat(array.concat([checks.base(c.words[0])], [w | some w in array.slice(c.words, 1, count(c.words)); kept(c, w)]), guard_of(c)),
 ))
+
+guard_of(c) := [sprintf("(only as its %s runs it)", [c.guard])] if checks.guarded(c)
+
+else := []
 
 kept(c, w) if not checks.base(c.words[0]) in {"staticcheck", "gosec"}
 

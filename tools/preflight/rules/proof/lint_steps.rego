@@ -4,7 +4,7 @@
 #   - ref: https://www.gnu.org/software/make/manual/html_node/Recipes.html
 # custom:
 #   id: PS-CI-022
-#   danger: a lint step removed from make lint (a go vet for another platform, a cfn-lint variant, a module's tidy check) stops CI from proving what it proved when reviewed, and the change merges unseen.
+#   danger: a lint step removed from make lint (a go vet for another platform, a cfn-lint variant, a module's tidy check), or put under a condition that can skip it on CI (an if, && or ||, a stamp keyed on less than its inputs), stops CI from proving what it proved when reviewed, and the change merges unseen.
 #   fix: restore the step; if the change is meant, run make preflight-accept and commit tools/preflight/testdata/proof.json's diff for review
 package preflight.rules.lint_steps
 
@@ -20,4 +20,15 @@ lint_line := r.line if {
 
 deny contains {"file": "Makefile", "line": lint_line, "msg": sprintf("make lint no longer runs `%s` (reviewed in %s)", [s, input.proof.file])} if {
 	some s in gone
+	not unguarded(s) in {unguarded(now) | some now in proof.current.lint}
 }
+
+# A step still there under a new or changed condition: an if, && or || in
+# its script, or the script around the condition (a stamp's key).
+deny contains {"file": "Makefile", "line": line, "msg": sprintf("make lint runs `%s` only when a condition holds that was not reviewed (in %s: %s)", [unguarded(s), input.proof.file, s])} if {
+	some s in gone
+	unguarded(s) in {unguarded(now) | some now in proof.current.lint}
+	line := min({c.line | some c in proof.lint_commands; unguarded(proof.step_name(c)) == unguarded(s)})
+}
+
+unguarded(step) := regex.replace(step, ` \(only as its script sha256:[0-9a-f]+ runs it\)$`, "")
