@@ -260,6 +260,7 @@ func dangerousEdits() []dangerousEdit {
 		{"make smoke-local negated", ".ci/run", replaceOnce("make smoke-local\n", "! make smoke-local\n"), []string{"PS-SH-001"}},
 		{"make test in a subshell || true", ".ci/run", replaceOnce("make test\n", "(make test) || true\n"), []string{"PS-CI-001", "PS-SH-001"}},
 		{"make lint on the left of &&", ".ci/run", replaceOnce("make lint\nmake smoke-local\n", "make lint && make smoke-local\n"), []string{"PS-CI-001", "PS-SH-001"}},
+		{"make SHELL=true test", ".ci/run", replaceOnce("make test\n", "make SHELL=true test\n"), []string{"PS-MK-001"}},
 		{"make -i test (ignore errors)", ".ci/run", replaceOnce("make test\n", "make -i test\n"), []string{"PS-CI-001"}},
 		{"exit 0 before the checks", ".ci/run", replaceOnce("make lint\n", "exit 0\nmake lint\n"), []string{"PS-CI-001"}},
 		{"a function named make", ".ci/run", replaceOnce(setPipefail, setPipefail+"make() { echo skipped; }\n"), []string{"PS-CI-001"}},
@@ -273,6 +274,8 @@ func dangerousEdits() []dangerousEdit {
 		{"a target-specific .SHELLFLAGS for test", "Makefile", replaceOnce(shellFlags, shellFlags+"test: .SHELLFLAGS := -c\n"), []string{"PS-MK-001"}},
 		{".IGNORE: test", "Makefile", replaceOnce(shellFlags, shellFlags+".IGNORE: test\n"), []string{"PS-MK-001"}},
 		{"MAKEFLAGS += -i", "Makefile", replaceOnce(shellFlags, shellFlags+"MAKEFLAGS += -i\n"), []string{"PS-MK-001"}},
+		{"SHELL := true, which runs no recipe line", "Makefile", replaceOnce("SHELL := bash\n", "SHELL := true\n"), []string{"PS-MK-001"}},
+		{"a target-specific SHELL for test", "Makefile", replaceOnce(shellFlags, shellFlags+"test: SHELL := /bin/echo\n"), []string{"PS-MK-001"}},
 		{"make test runs fuzz with -i", "Makefile", replaceOnce("$(MAKE) --no-print-directory fuzz", "$(MAKE) --no-print-directory -i fuzz"), []string{"PS-MK-001"}},
 		{"go vet || true in the lint recipe", "Makefile", replaceOnce("\tGOWORK=off $(GO) vet ./...\n", "\tGOWORK=off $(GO) vet ./... || true\n"), []string{"PS-SH-001"}},
 		// 9. The deploy order.

@@ -4,8 +4,8 @@
 #   - ref: https://www.gnu.org/software/make/manual/html_node/Errors.html
 # custom:
 #   id: PS-MK-001
-#   danger: a - prefix, .IGNORE, -i or .SHELLFLAGS without -e and pipefail make make ignore a failing recipe line of the checks.
-#   fix: "remove the -, .IGNORE or -i; keep `.SHELLFLAGS := -eu -o pipefail -c`"
+#   danger: a - prefix, .IGNORE, -i, .SHELLFLAGS without -e and pipefail, or a SHELL that is no shell (true, echo) make make ignore a failing recipe line of the checks, or never run it.
+#   fix: "remove the -, .IGNORE or -i; keep `SHELL := bash` and `.SHELLFLAGS := -eu -o pipefail -c`"
 package preflight.rules.make_errors
 
 import data.preflight.lib.shell
@@ -85,4 +85,25 @@ deny contains {"file": sc.file, "line": s.line, "msg": sprintf("target %s: a sub
 	k > 0
 	ignores(w, 1)
 	not s.words[k - 1] in {"-C", "-f", "-o", "-W"}
+}
+
+# "Choosing the Shell": each recipe line runs as `$(SHELL) $(.SHELLFLAGS)
+# line`, and make takes SHELL from the Makefile or its command line, never
+# from the environment. A program that is no shell (true, echo, :) runs no
+# line and exits 0: every check passes without running.
+shells := {"bash", "sh", "dash", "ksh", "zsh"}
+
+is_shell(v) if regex.replace(trim_space(v), `^(/usr)?/bin/env\s+`, "") in {sprintf("%s%s", [d, sh]) | some d in {"", "/bin/", "/usr/bin/", "/usr/local/bin/"}; some sh in shells}
+
+deny contains {"file": mk.file, "line": a.line, "msg": sprintf("%sSHELL %s %q: make runs each recipe line with it, and it is no shell: the line never runs and passes", [scope(a), a.op, a.value])} if {
+	some a in mk.assignments
+	a.name == "SHELL"
+	not is_shell(a.value)
+}
+
+deny contains {"file": r.via.file, "line": r.via.line, "msg": sprintf("make %s is called with SHELL=%s: make runs each recipe line with it, and it is no shell: the line never runs and passes", [r.target, r.overrides.SHELL])} if {
+	some r in input.gate.runs
+	r["as"] == "call"
+	r.root == r.target
+	not is_shell(r.overrides.SHELL)
 }

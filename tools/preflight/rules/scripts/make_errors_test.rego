@@ -44,3 +44,21 @@ test_refuses_a_sub_make_with_i if {
 	sub := {"kind": "recipe", "file": "Makefile", "target": "test", "stmts": [{"id": 0, "line": 10, "kind": "call", "words": ["make", "-i", "fuzz"]}]}
 	count(make_errors.deny) == 2 with input as {"makefile": {"file": "Makefile", "assignments": [flags("-eu -o pipefail -c")], "rules": rules}, "scripts": [sub]}
 }
+
+shell(v) := {"name": "SHELL", "target": "", "op": ":=", "value": v, "line": 2}
+
+test_passes_bash_and_env_bash if {
+	count(make_errors.deny) == 0 with input as mk([shell("bash"), flags("-eu -o pipefail -c")], rules)
+	count(make_errors.deny) == 0 with input as mk([shell("/usr/bin/env bash"), flags("-eu -o pipefail -c")], rules)
+}
+
+test_refuses_a_shell_that_runs_nothing if {
+	count(make_errors.deny) == 1 with input as mk([shell("true"), flags("-eu -o pipefail -c")], rules)
+	count(make_errors.deny) == 1 with input as mk([shell("/bin/echo"), flags("-eu -o pipefail -c")], rules)
+}
+
+test_refuses_shell_on_make_s_command_line if {
+	run := {"target": "test", "root": "test", "as": "call", "via": {"file": ".ci/run", "line": 25}, "overrides": {"SHELL": "true"}, "commands": []}
+	doc := object.union(mk([shell("bash"), flags("-eu -o pipefail -c")], rules), {"gate": {"runs": [run]}})
+	count(make_errors.deny) == 1 with input as doc
+}
