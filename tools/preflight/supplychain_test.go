@@ -30,6 +30,12 @@ func supplyEdits() []guardEdit {
 			"package-lock.json", replaceOnce("    \"node_modules/dynalite\": {\n      \"version\": \"4.0.0\",\n", "    \"node_modules/dynalite\": {\n      \"version\": \"4.0.0\",\n      \"resolved\": \"https://github.com/plantstore/dynalite/archive/refs/heads/ttl.tar.gz\",\n"), "PS-SUP-012"},
 		{"npm's registry set to a mirror", "the company proxy caches npm and is faster in CI",
 			".npmrc", appendLine("registry=https://npm.internal.example.com/"), "PS-SUP-011"},
+		{"the shared policies cloned in CI", "every team's CI should check against the platform team's newest policies",
+			".ci/run", replaceOnce("make lint\n", "git clone --depth 1 https://github.com/example/policies .policies\nmake lint\n"), "PS-SUP-020"},
+		{"a tool's install script saved, then run", "the vendor's installer picks the right binary for the runner",
+			".ci/run", replaceOnce("make lint\n", "curl -fsSLo /tmp/install.sh https://example.com/install.sh\nbash /tmp/install.sh\nmake lint\n"), "PS-SUP-001"},
+		{"a clone pinned to a commit (safe)", "the platform team's policies, at the commit we reviewed",
+			".ci/run", replaceOnce("make lint\n", "git clone https://github.com/example/policies .policies\ngit -C .policies checkout 0123456789abcdef0123456789abcdef01234567\nmake lint\n"), ""},
 		{"a pinned bump and newer toolchain lines (safe)", "a new staticcheck in the Makefile itself, Python 3.12 and Node 22 in CI",
 			".github/workflows/ci.yml", allEdits(
 				replaceOnce("          python-version: '3.11'\n", "          python-version: '3.12'\n"),

@@ -82,7 +82,15 @@ deny contains finding(sc, s, sprintf("`%s` runs a download handed to it by subst
 	fetches(t)
 }
 
-# download(s) is the file a curl or wget writes.
+# download(s) is the file a curl or wget writes: its output option's, the
+# URL's last part, or where its standard output is redirected.
+download(s) := trim_prefix(r.word, "./") if {
+	shell.command(s)[0] in {"curl", "wget"}
+	some r in s.redirs
+	r.op in {">", ">|"}
+	r.fd in {"", "1"}
+}
+
 download(s) := trim_prefix(a[k + 1], "./") if {
 	a := shell.command(s)
 	some k, w in a
@@ -99,9 +107,15 @@ download(s) := regex.replace(url, `^.*/`, "") if {
 	remote_name(a)
 }
 
+# An option that names the output file: alone, or last of a cluster of
+# single-letter options (curl -fsSLo file, wget -qO file).
 output_flag("curl", w) if w in {"-o", "--output"}
 
+output_flag("curl", w) if regex.match(`^-[A-Za-z]+o$`, w)
+
 output_flag("wget", w) if w in {"-O", "--output-document"}
+
+output_flag("wget", w) if regex.match(`^-[A-Za-z]+O$`, w)
 
 has_output(a) if {
 	some w in a
@@ -111,6 +125,12 @@ has_output(a) if {
 remote_name(a) if a[0] == "wget"
 
 remote_name(a) if "-O" in a
+
+remote_name(a) if {
+	a[0] == "curl"
+	some w in a
+	regex.match(`^-[A-Za-z]*O[A-Za-z]*$`, w)
+}
 
 remote_name(a) if "--remote-name" in a
 

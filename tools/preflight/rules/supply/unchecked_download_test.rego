@@ -32,3 +32,14 @@ test_refuses_bash_of_a_substitution if {
 	stmts := [{"id": 0, "parent": -1, "end": 1, "line": 1, "kind": "call", "words": ["bash", "<(curl -s https://x/i.sh)"]}, object.union(call(1, ["curl", "-s", "https://x/i.sh"]), {"parent": 0})]
 	count(unchecked_download.deny) == 1 with input as facts(stmts)
 }
+
+test_refuses_a_download_by_clustered_options_run_unchecked if {
+	count(unchecked_download.deny) == 1 with input as facts([call(0, ["curl", "-fsSLo", "/tmp/i.sh", "https://x/i.sh"]), call(1, ["bash", "/tmp/i.sh"])])
+	count(unchecked_download.deny) == 1 with input as facts([call(0, ["wget", "-qO", "i.sh", "https://x/i.sh"]), call(1, ["sh", "./i.sh"])])
+	count(unchecked_download.deny) == 1 with input as facts([call(0, ["curl", "-fsSLO", "https://x/tool.tar.gz"]), call(1, ["tar", "-xzf", "tool.tar.gz"])])
+}
+
+test_refuses_a_download_redirected_to_a_file_run_unchecked if {
+	curl := object.union(call(0, ["curl", "-fsSL", "https://x/i.sh"]), {"redirs": [{"op": ">", "fd": "", "word": "i.sh"}]})
+	count(unchecked_download.deny) == 1 with input as facts([curl, call(1, ["bash", "i.sh"])])
+}
