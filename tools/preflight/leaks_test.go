@@ -16,6 +16,8 @@ func leakEdits() []guardEdit {
 			".github/workflows/deploy.yml", replaceOnce(smoke, smoke+"          set -x\n"), "PS-WF-020"},
 		{"curl -v for the token request", "see why Cognito answers 400 to the token request",
 			".github/workflows/deploy.yml", replaceOnce("token=$(curl -sf -u", "token=$(curl -svf -u"), "PS-WF-021"},
+		{"aws --debug on the secret's lookup, on its continued line", "see why describe-user-pool-client fails in dev",
+			".github/workflows/deploy.yml", replaceOnce("--query UserPoolClient.ClientSecret --output text)", "--query UserPoolClient.ClientSecret --output text --debug)"), "PS-WF-021"},
 		{"printenv after the prod credentials", "check which region and role the prod deploy got",
 			".github/workflows/deploy.yml", replaceOnce(prodSteps, prodSteps+"      - name: show the AWS environment\n        run: printenv | grep AWS_\n"), "PS-WF-022"},
 		{"sam build's log as an artifact", "keep the build's log for when a bootstrap is missing",

@@ -11,10 +11,11 @@ package preflight.rules.verbose_requests
 import data.preflight.lib.github
 import data.preflight.lib.leaks
 
+# Each ends at a blank, the line's end or the ) of a substitution.
 verbose := [
-	`(^|[\s;&|(])curl\b[^|;&]*(\s-[A-Za-z]*v[A-Za-z]*|\s--verbose|\s--trace(-ascii)?)(\s|=|$)`,
-	`(^|[\s;&|(])wget\b[^|;&]*\s(-d|--debug)(\s|$)`,
-	`(^|[\s;&|(])(aws|sam)\b[^|;&]*\s--debug(\s|$)`,
+	`(^|[\s;&|(])curl\b[^|;&]*(\s-[A-Za-z]*v[A-Za-z]*|\s--verbose|\s--trace(-ascii)?)(\s|=|$|\))`,
+	`(^|[\s;&|(])wget\b[^|;&]*\s(-d|--debug)(\s|$|\))`,
+	`(^|[\s;&|(])(aws|sam)\b[^|;&]*\s--debug(\s|$|\))`,
 ]
 
 deny contains {"file": w.file, "line": l.line, "msg": msg} if {

@@ -21,3 +21,9 @@ test_passes_quiet_curl if {
 	count(verbose_requests.deny) == 0 with input as facts([configure, step("token=$(curl -sf -u \"$id:$secret\" -d x \"$url\")\n")])
 	count(verbose_requests.deny) == 0 with input as facts([step("curl -v https://example.com")])
 }
+
+test_refuses_aws_debug_on_a_continued_line_of_a_substitution if {
+	run := "secret=$(aws cognito-idp describe-user-pool-client --user-pool-id \"$pool\" \\\n  --client-id \"$id\" --query UserPoolClient.ClientSecret --output text --debug)\necho ok\n"
+	some f in verbose_requests.deny with input as facts([configure, step(run)])
+	f.line == 16
+}

@@ -39,13 +39,26 @@ secrets(w, j, s) := {m |
 	some m in regex.find_n(`secrets\s*\.\s*[A-Za-z_][A-Za-z0-9_]*|toJSON\(\s*secrets\s*\)|github\.token`, text, -1)
 }
 
-# run_lines are a step's script lines that are not comments:
-# {"line", "text"}.
-run_lines(s) := {{"line": run_line(s, i), "text": l} |
-	some i, l in split(object.get(s, "run", ""), "\n")
+# run_lines are a step's script lines that are not comments, a line that
+# ends in a backslash joined with the next as bash joins them ("Escape
+# Character"): {"line" (the first), "text"}.
+run_lines(s) := {{"line": run_line(s, i), "text": joined(lines, i)} |
+	lines := split(object.get(s, "run", ""), "\n")
+	some i, l in lines
+	not continues(lines, i)
 	not startswith(trim_space(l), "#")
 	trim_space(l) != ""
 }
+
+continues(lines, i) if endswith(lines[i - 1], "\\")
+
+joined(lines, i) := concat(" ", [trim_suffix(lines[k], "\\") | some k in numbers.range(i, last(lines, i))])
+
+last(lines, i) := min({k | some k, l in lines; k >= i; not endswith(l, "\\")}) if {
+	some k, l in lines
+	k >= i
+	not endswith(l, "\\")
+} else := count(lines) - 1
 
 run_line(s, i) := (s.keys.run.line + 1) + i if contains(s.run, "\n")
 
