@@ -45,6 +45,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/plantstore/plantstore/tools/iameval"
 )
@@ -295,6 +296,18 @@ func candidates(conds []condition, key string, intended map[string]any) []any {
 				if n, err := strconv.ParseFloat(v, 64); err == nil {
 					add(strconv.FormatFloat(n+1, 'f', -1, 64))
 					add(strconv.FormatFloat(n-1, 'f', -1, 64))
+				}
+			case strings.HasPrefix(op, "Date"): // an ISO 8601 date and time, or epoch seconds
+				add(v)
+				for _, layout := range []string{time.RFC3339, "2006-01-02"} {
+					if t, err := time.Parse(layout, v); err == nil {
+						add(t.Add(time.Second).UTC().Format(time.RFC3339))
+						add(t.Add(-time.Second).UTC().Format(time.RFC3339))
+					}
+				}
+				if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+					add(strconv.FormatInt(n+1, 10))
+					add(strconv.FormatInt(n-1, 10))
 				}
 			default:
 				add(v)

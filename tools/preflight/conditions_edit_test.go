@@ -14,8 +14,9 @@ import (
 // PS-IAM-001 in one finding on the role's line, because some request
 // carries the key ("AWS global condition context keys": the region it
 // calls, the services it calls through, its own role's tags, the transport
-// it uses, its source IP). The safe edit narrows a statement by such a key
-// and grants nothing new.
+// it uses, its source IP, the time it is made: a date's candidates are a
+// second each side of it). The safe edit narrows a statement by such a
+// key and grants nothing new.
 func TestConditionsHideNoGrant(t *testing.T) {
 	t.Parallel()
 	needEvaluator(t)
@@ -59,6 +60,10 @@ func TestConditionsHideNoGrant(t *testing.T) {
 			file: "pipeline/roles.yaml", rule: "PS-IAM-001", edit: statement("PermissionsBoundary", boundaryStatements,
 				"          - Sid: Notes\n            Effect: Allow\n            Action: 'kms:*'\n            Resource: '*'\n"+
 					"            Condition:\n              Bool:\n                aws:SecureTransport: 'true'\n")},
+		{name: "sqs:* until the migration ends", motive: "createplant drains the old queue during the migration; the grant ends by itself on the first of January",
+			file: "template.yaml", rule: "PS-IAM-001", edit: statement("CreatePlantRole", policyStatements,
+				"              - Sid: DrainOldQueue\n                Effect: Allow\n                Action: 'sqs:*'\n                Resource: '*'\n"+
+					"                Condition:\n                  DateLessThan:\n                    aws:CurrentTime: '2030-01-01T00:00:00Z'\n")},
 		{name: "safe: the plants' table only in our region", motive: "Security Hub's region control: createplant's table access only in the stack's region",
 			file: "template.yaml", edit: replaceOnce("                Resource: !GetAtt PlantsTable.Arn\n",
 				"                Resource: !GetAtt PlantsTable.Arn\n                Condition:\n                  StringEquals:\n                    aws:RequestedRegion: !Ref AWS::Region\n")},
@@ -66,7 +71,7 @@ func TestConditionsHideNoGrant(t *testing.T) {
 	// The role whose line each dangerous edit's finding names.
 	role := map[string]string{
 		edits[0].name: "CreatePlantRole", edits[1].name: "PreTrafficRole", edits[2].name: "AuthorizerRole",
-		edits[3].name: "DeployRole", edits[4].name: "PermissionsBoundary",
+		edits[3].name: "DeployRole", edits[4].name: "PermissionsBoundary", edits[5].name: "CreatePlantRole",
 	}
 	checkGuardEdits(t, edits, copyCheckedFiles, func(t *testing.T, dir string, tc guardEdit) []Finding {
 		t.Helper()
