@@ -41,9 +41,11 @@ func readFacts(root string) (map[string]any, *stackPart, error) {
 	// The Makefile and the scripts are read and parsed once, for the
 	// facts of each that reads them.
 	makefile := readMakefile(root)
-	scripts := ciScripts(root, wfs, makefile)
+	actions := loadActions(root)
+	scripts := ciScripts(root, wfs, actions, makefile)
 	return map[string]any{
 		"workflows":      workflows,
+		"actions":        actionsFacts(actions),
 		"templates":      templates,
 		"oidc_role":      oidcRoleFacts(root),
 		"makefile":       makefileFacts(makefile),

@@ -59,7 +59,7 @@ type ciScript struct {
 }
 
 // ciScripts are the scripts of the workflows, .ci/run and the Makefile.
-func ciScripts(root string, wfs []*workflow, m *makeFile) []ciScript {
+func ciScripts(root string, wfs []*workflow, actions []localAction, m *makeFile) []ciScript {
 	var out []ciScript
 	add := func(where, src string, offset int, facts map[string]any) {
 		f, err := parseShell(src, "")
@@ -88,6 +88,7 @@ func ciScripts(root string, wfs []*workflow, m *makeFile) []ciScript {
 			}
 		}
 	}
+	actionScripts(actions, add)
 	if raw, err := os.ReadFile(filepath.Join(root, ".ci", "run")); err == nil {
 		add(".ci/run", string(raw), 0, map[string]any{"file": ".ci/run", "kind": "ci", "where": ".ci/run", "line": 1})
 	}

@@ -2,6 +2,8 @@ package preflight
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,12 +104,15 @@ func (e textEdit) apply(t *testing.T, dir, file string) {
 	t.Helper()
 	path := filepath.Join(dir, filepath.FromSlash(file))
 	raw, err := os.ReadFile(path)
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) { // an edit may write a new file
 		t.Fatal(err)
 	}
 	edited := e(string(raw))
 	if edited == string(raw) {
 		t.Fatalf("the edit changes nothing in %s: its anchor text is gone; update the row", file)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)

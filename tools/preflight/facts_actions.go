@@ -1,0 +1,86 @@
+package preflight
+
+// The repository's own actions (.github/actions/<name>/action.yml): a
+// workflow step's `uses: ./.github/actions/<name>` runs a composite
+// action's steps as its own, and a Docker action's image ("Metadata syntax
+// for GitHub Actions", runs). Their uses: and run: are the workflows' code
+// as much as a step's, so the pin and script rules read them too.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+)
+
+// localAction is one action of the repository: its file, relative to the
+// root, and its steps (a Docker action's image as a step that uses it).
+type localAction struct {
+	file  string
+	steps []*yaml.Node
+}
+
+// loadActions reads the actions under .github/actions, one folder each.
+func loadActions(root string) []localAction {
+	var out []localAction
+	files, _ := filepath.Glob(filepath.Join(root, ".github", "actions", "*", "action.y*ml"))
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		var doc yaml.Node
+		if err != nil || yaml.Unmarshal(raw, &doc) != nil || len(doc.Content) == 0 {
+			continue
+		}
+		runs := entryNode(doc.Content[0], "runs")
+		rel, _ := filepath.Rel(root, f)
+		a := localAction{file: filepath.ToSlash(rel)}
+		switch using := entryNode(runs, "using"); {
+		case using == nil:
+		case using.Value == "composite":
+			if st := entryNode(runs, "steps"); st != nil && st.Kind == yaml.SequenceNode {
+				a.steps = st.Content
+			}
+		case using.Value == "docker":
+			if img := entryNode(runs, "image"); img != nil {
+				a.steps = []*yaml.Node{{Kind: yaml.MappingNode, Line: img.Line, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "uses"}, img}}}
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// actionsFacts are input.actions: [{"file", "steps": [{"index", "line",
+// "uses", "uses_comment", "run"}]}].
+func actionsFacts(actions []localAction) []any {
+	out := []any{}
+	for _, a := range actions {
+		steps := []any{}
+		for i, s := range a.steps {
+			uses, run := "", ""
+			if n := entryNode(s, "uses"); n != nil {
+				uses = n.Value
+			}
+			if n := entryNode(s, "run"); n != nil {
+				run = n.Value
+			}
+			steps = append(steps, map[string]any{"index": i + 1, "line": s.Line, "uses": uses, "uses_comment": usesComment(s), "run": run})
+		}
+		out = append(out, map[string]any{"file": a.file, "steps": steps})
+	}
+	return out
+}
+
+// actionScripts adds each composite step's run: to the scripts CI runs.
+func actionScripts(actions []localAction, add func(where, src string, offset int, facts map[string]any)) {
+	for _, a := range actions {
+		for i, s := range a.steps {
+			n := entryNode(s, "run")
+			if n == nil {
+				continue
+			}
+			where := fmt.Sprintf("action %s, step %d", filepath.Base(filepath.Dir(a.file)), i+1)
+			add(a.file+" "+where, eventScript(n.Value), runOffset(s), map[string]any{"file": a.file, "kind": "action", "where": where, "line": s.Line})
+		}
+	}
+}
