@@ -54,10 +54,9 @@ continues(lines, i) if endswith(lines[i - 1], "\\")
 
 joined(lines, i) := concat(" ", [trim_suffix(lines[k], "\\") | some k in numbers.range(i, last(lines, i))])
 
-last(lines, i) := min({k | some k, l in lines; k >= i; not endswith(l, "\\")}) if {
-	some k, l in lines
-	k >= i
-	not endswith(l, "\\")
+last(lines, i) := min(ends) if {
+	ends := {k | some k, l in lines; k >= i; not endswith(l, "\\")}
+	count(ends) > 0
 } else := count(lines) - 1
 
 run_line(s, i) := (s.keys.run.line + 1) + i if contains(s.run, "\n")

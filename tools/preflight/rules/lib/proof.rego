@@ -113,6 +113,9 @@ guard_of(c) := [sprintf("(only as its %s runs it)", [c.guard])] if checks.guarde
 
 else := []
 
+# unguarded is a step's name without the guard guard_of adds.
+unguarded(step) := regex.replace(step, ` \(only as its script sha256:[0-9a-f]+ runs it\)$`, "")
+
 kept(c, w) if not checks.base(c.words[0]) in {"staticcheck", "gosec"}
 
 kept(c, w) if not startswith(w, "-")
