@@ -15,10 +15,11 @@ import (
 )
 
 // localAction is one action of the repository: its file, relative to the
-// root, and its steps (a Docker action's image as a step that uses it).
+// root, and a composite action's steps or a Docker action's image.
 type localAction struct {
 	file  string
 	steps []*yaml.Node
+	image *yaml.Node
 }
 
 // loadActions reads the actions under .github/actions, one folder each.
@@ -41,9 +42,7 @@ func loadActions(root string) []localAction {
 				a.steps = st.Content
 			}
 		case using.Value == "docker":
-			if img := entryNode(runs, "image"); img != nil {
-				a.steps = []*yaml.Node{{Kind: yaml.MappingNode, Line: img.Line, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "uses"}, img}}}
-			}
+			a.image = entryNode(runs, "image")
 		}
 		out = append(out, a)
 	}
@@ -51,20 +50,21 @@ func loadActions(root string) []localAction {
 }
 
 // actionsFacts are input.actions: [{"file", "steps": [{"index", "line",
-// "uses", "uses_comment", "run"}]}].
+// "uses", "uses_comment"}]}], a Docker action's image as its one step's
+// uses (the run: scripts are input.scripts', kind "action").
 func actionsFacts(actions []localAction) []any {
 	out := []any{}
 	for _, a := range actions {
 		steps := []any{}
 		for i, s := range a.steps {
-			uses, run := "", ""
+			uses := ""
 			if n := entryNode(s, "uses"); n != nil {
 				uses = n.Value
 			}
-			if n := entryNode(s, "run"); n != nil {
-				run = n.Value
-			}
-			steps = append(steps, map[string]any{"index": i + 1, "line": s.Line, "uses": uses, "uses_comment": usesComment(s), "run": run})
+			steps = append(steps, map[string]any{"index": i + 1, "line": s.Line, "uses": uses, "uses_comment": usesComment(s)})
+		}
+		if a.image != nil {
+			steps = append(steps, map[string]any{"index": 1, "line": a.image.Line, "uses": a.image.Value, "uses_comment": a.image.LineComment})
 		}
 		out = append(out, map[string]any{"file": a.file, "steps": steps})
 	}

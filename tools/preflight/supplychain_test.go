@@ -38,6 +38,8 @@ func supplyEdits() []guardEdit {
 			".github/actions/setup/action.yml", appendLine("name: setup\ndescription: the toolchain\nruns:\n  using: composite\n  steps:\n    - uses: actions/setup-node@v4\n      with:\n        node-version: '20'\n"), "PS-WF-005"},
 		{"an installer piped to bash in a composite action", "the setup action installs the newest uv for the Python tools",
 			".github/actions/setup/action.yml", appendLine("name: setup\ndescription: the toolchain\nruns:\n  using: composite\n  steps:\n    - shell: bash\n      run: curl -LsSf https://astral.sh/uv/install.sh | sh\n"), "PS-SUP-001"},
+		{"a Docker action on the distribution's image", "the schema check runs in the image the platform team publishes",
+			".github/actions/schema/action.yml", appendLine("name: schema\ndescription: checks the OpenAPI document\nruns:\n  using: docker\n  image: docker://ghcr.io/example/schema-check:1\n"), "PS-WF-005"},
 		{"a clone pinned to a commit (safe)", "the platform team's policies, at the commit we reviewed",
 			".ci/run", replaceOnce("make lint\n", "git clone https://github.com/example/policies .policies\ngit -C .policies checkout 0123456789abcdef0123456789abcdef01234567\nmake lint\n"), ""},
 		{"a pinned bump and newer toolchain lines (safe)", "a new staticcheck in the Makefile itself, Python 3.12 and Node 22 in CI",
