@@ -63,12 +63,14 @@ func gateFacts(root string, wfs []*workflow, m *makeFile, parsed []ciScript) map
 	env := checksEnv(wfs, out)
 	scripts := workflowScripts(wfs)
 	var ciRun *syntax.File
+	var ciCommands []any
 	for _, sc := range parsed {
 		switch {
 		case sc.file == nil:
 		case sc.facts["kind"] == "ci":
 			ciRun = sc.file
-			scripts = append(scripts, map[string]any{"file": ".ci/run", "line": 1, "commands": shCommands(ciRun, shLine(0))})
+			ciCommands = shCommands(ciRun, shLine(0))
+			scripts = append(scripts, map[string]any{"file": ".ci/run", "line": 1, "commands": ciCommands})
 			env = append(env, ciRunEnv(ciRun)...)
 		case sc.facts["kind"] == "recipe":
 			line := sc.facts["line"].(int)
@@ -83,7 +85,7 @@ func gateFacts(root string, wfs []*workflow, m *makeFile, parsed []ciScript) map
 	if m != nil {
 		mr := &makeReader{m: m, env: env, seen: map[string]bool{}}
 		out["make_vars"] = mr.vars()
-		out["runs"] = mr.follow(ciRun)
+		out["runs"] = mr.follow(ciCommands)
 	}
 	out["scripts"] = nonNil(scripts)
 	return out
@@ -507,14 +509,12 @@ func (r *makeReader) vars() map[string]any {
 	return out
 }
 
-// follow adds the runs of .ci/run's top-level make calls.
-func (r *makeReader) follow(ciRun *syntax.File) []any {
-	if ciRun != nil {
-		for _, c := range shCommands(ciRun, shLine(0)) {
-			c := c.(map[string]any)
-			if w := c["words"].([]string); c["top"] == true && len(w) > 1 && w[0] == "make" {
-				r.call(w[1:], nil, ".ci/run", c["line"].(int), "", "", 0)
-			}
+// follow adds the runs of .ci/run's top-level make calls (its commands).
+func (r *makeReader) follow(ciRun []any) []any {
+	for _, c := range ciRun {
+		c := c.(map[string]any)
+		if w := c["words"].([]string); c["top"] == true && len(w) > 1 && w[0] == "make" {
+			r.call(w[1:], nil, ".ci/run", c["line"].(int), "", "", 0)
 		}
 	}
 	return nonNil(r.runs)
