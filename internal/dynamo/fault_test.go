@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -82,8 +83,24 @@ func TestFaults(t *testing.T) {
 	requestLimit := `{"__type":"com.amazonaws.dynamodb.v20120810#RequestLimitExceeded","message":"Throughput exceeds the current throughput limit for your account."}`
 	validation := `{"__type":"com.amazon.coral.validate#ValidationException","message":"One or more parameter values were invalid"}`
 	noTable := `{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","message":"Requested resource not found"}`
-	closed := httptest.NewServer(http.NotFoundHandler())
-	closed.Close()
+	// A port this test holds and that answers nothing: each connection is
+	// closed at once. A closed server's port is free for any other
+	// listener of the run to take (one did: a signed emulator front
+	// answered the "unreachable" case with UnrecognizedClientException).
+	hangUp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hangUp.Close() })
+	go func() {
+		for {
+			c, err := hangUp.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
 
 	tests := []struct {
 		name            string
@@ -98,7 +115,7 @@ func TestFaults(t *testing.T) {
 		{name: "throttled", status: 400, body: throttle, wantUnavailable: true, wantAttempts: 3},
 		{name: "provisioned throughput exceeded", status: 400, body: provisioned, wantUnavailable: true, wantAttempts: 3},
 		{name: "503", status: 503, body: `{}`, wantUnavailable: true, wantAttempts: 3},
-		{name: "unreachable", url: closed.URL, wantUnavailable: true},
+		{name: "unreachable", url: "http://" + hangUp.Addr().String(), wantUnavailable: true},
 		{name: "slow past the deadline", status: 200, body: `{}`, hang: true, timeout: 200 * time.Millisecond, wantUnavailable: true},
 		{name: "request limit exceeded", status: 400, body: requestLimit, wantUnavailable: true, wantAttempts: 3},
 		{name: "internal server error", status: 500, body: internal, wantUnavailable: true, wantAttempts: 3},
