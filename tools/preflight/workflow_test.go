@@ -114,7 +114,20 @@ func (e textEdit) apply(t *testing.T, dir, file string) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+	// A new file replaces the old one, keeping its mode: the old one may
+	// be a link to the repository's (copyWithSources).
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp := path + ".edit"
+	if err := os.WriteFile(tmp, []byte(edited), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
 }
