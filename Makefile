@@ -124,13 +124,18 @@ DEBUG_FUNCTIONS := CreatePlantFunction AuthorizerFunction
 #
 # -race where there is concurrency, as Go's own cmd/dist runs it
 # (registerRaceTests): the packages of RACE_FREE start no goroutine and no
-# server, in their code or their tests (samtemplate's TestRaceFreePackages
-# holds that), so the detector has nothing to watch there and only makes
+# server, in their code or their tests (TestRaceFreePackages in
+# tools/samtranslate holds that), so the detector has nothing to watch there and only makes
 # them slower. They run first, on their own; every other package runs under
 # -race, four packages at a time (-p 4; go test's default is GOMAXPROCS):
 # many of them mostly wait on what they start (builds, emulators, a
 # signalled tool), and with two at a time such a package holds a slot while
-# a core idles.
+# a core idles. GORACE=atexit_sleep_ms=0: a binary built with -race sleeps
+# a second before it exits (the race detector's atexit_sleep_ms, default
+# 1000, go.dev/doc/articles/race_detector), so each of the phase's forty
+# binaries, and each test binary a test runs again as a child, held its
+# slot a second with no core busy. A race is reported where it happens and
+# fails its test; the sleep only waits for goroutines still running at exit.
 #
 # Each phase keeps its test binaries, in $(TESTBINS)/plain/ and
 # $(TESTBINS)/race/ (-o; go help test: "the test still runs"): the go
@@ -148,7 +153,7 @@ TEST_ENV   = $(BOOTSTRAPS_ENV)=$(BOOTSTRAPS) CI=true $(if $(filter true,$(CI)),,
 test: node_modules moto $(TOOLS)/dlv chromium ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME executions
 	@$(MAKE) --no-print-directory test-bootstraps
 	$(TEST_ENV) $(GO) test -count=1 -ldflags='-s -w' -o $(TESTBINS)/plain/ $(RACE_FREE)
-	$(TEST_ENV) $(GO) test -race -count=1 -p 4 -ldflags='-s -w' -o $(TESTBINS)/race/ $$($(GO) list ./... ./samlocal/... ./tools/... | grep -vxF "$$($(GO) list $(RACE_FREE))")
+	$(TEST_ENV) GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -p 4 -ldflags='-s -w' -o $(TESTBINS)/race/ $$($(GO) list ./... ./samlocal/... ./tools/... | grep -vxF "$$($(GO) list $(RACE_FREE))")
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 
 test-bootstraps: ## (make test) every function's bootstrap, and the debug builds, into .bin/bootstraps/ for the tests
