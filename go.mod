@@ -32,7 +32,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/oauth2 v0.38.0 // the PreTraffic hook's client credentials grant (clientcredentials)
-	golang.org/x/time v0.15.0
+	golang.org/x/time v0.16.0 // at what tools/preflight's OPA needs (repocheck): the bootstraps' code is byte-identical to v0.15.0's
 	gopkg.in/yaml.v3 v3.0.1
 )
 
@@ -50,12 +50,11 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sso v1.39.3 // indirect
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.3 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.51.8 // indirect
-	github.com/go-openapi/jsonpointer v0.22.5 // indirect
-	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
+	github.com/go-openapi/jsonpointer v1.0.1 // indirect
 	github.com/oasdiff/yaml v0.1.1 // indirect
 	github.com/oasdiff/yaml3 v0.0.14 // indirect
-	golang.org/x/sys v0.47.0 // indirect
-	golang.org/x/text v0.41.0 // indirect; at what tools/preflight's OPA needs (repocheck), linked by no function: the bootstraps are byte-identical
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect; at what tools/preflight's OPA needs (repocheck), linked by no function
 )
 
 require github.com/plantstore/plantstore/samlocal v0.0.0-00010101000000-000000000000
