@@ -95,7 +95,7 @@ require (
 	github.com/mattn/go-isatty v0.0.20 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/arch v0.11.0 // indirect
-	golang.org/x/exp v0.0.0-20260908205506-85c1c2202aba // indirect; the version the product's graph selects: a lower one makes the workspace load x/tools' requirements, which raise golang.org/x/text
+	golang.org/x/exp v0.0.0-20240112132812-db7319d0e0e3 // indirect; the version the product's graph selects: a lower one makes the workspace load x/tools' requirements, which raise golang.org/x/text
 	golang.org/x/telemetry v0.0.0-20241106142447-58a1122356f5 // indirect
 )
 
