@@ -88,7 +88,7 @@ func gateEdits() []guardEdit {
 		{"go-installed tools on PATH (safe)", "find the tools go install puts in ~/go/bin",
 			".ci/run", replaceOnce("\nmake lint\n", "\nexport PATH=\"$HOME/go/bin:$PATH\"\nmake lint\n"), ""},
 		{"tests shuffled (safe)", "run the tests in random order to shake out order dependence",
-			"Makefile", replaceOnce("\t$(TEST_ENV) GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1", "\t$(TEST_ENV) GORACE=atexit_sleep_ms=0 $(GO) test -race -shuffle=on -count=1"), ""},
+			"Makefile", replaceOnce(raceTests, strings.Replace(raceTests, " -race ", " -race -shuffle=on ", 1)), ""},
 	}
 }
 

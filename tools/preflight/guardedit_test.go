@@ -5,6 +5,10 @@ import (
 	"testing"
 )
 
+// raceTests is the start of make test's race phase, where the edits of the
+// test recipe take hold.
+const raceTests = "\t$(TEST_ENV) GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1"
+
 // A guardEdit is an edit a teammate could plausibly make, with the motive
 // they would give. A dangerous one must be refused with exactly one finding,
 // of the rule with ID rule; a safe one (rule "") with none.

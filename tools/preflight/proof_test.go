@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -99,7 +100,7 @@ func proofEdits() []guardEdit {
 		{"CI=false for the checks", "let the emulator tests skip when moto's download fails on the runner",
 			".github/workflows/ci.yml", replaceOnce("          CI: 'true'\n", "          CI: 'false'\n"), "PS-CI-025"},
 		{"tests filtered by a build tag", "keep the slow integration tests behind a tag and run them nightly",
-			"Makefile", replaceOnce("\t$(TEST_ENV) GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1", "\t$(TEST_ENV) $(GO) test -tags=fast -race -count=1"), "PS-CI-002"},
+			"Makefile", replaceOnce(raceTests, strings.Replace(raceTests, " -race ", " -tags=fast -race ", 1)), "PS-CI-002"},
 		{"a package moved into RACE_FREE", "httpapi's tests are three times slower under -race",
 			"Makefile", replaceOnce("RACE_FREE := ./internal/plant", "RACE_FREE := ./internal/httpapi ./internal/plant"), "PS-CI-026"},
 		{"the samlocal module's tidy check dropped", "samlocal's go.mod hardly changes; its tidy check only slows lint",
@@ -117,7 +118,7 @@ func proofEdits() []guardEdit {
 		{"the edge variant's cfn-lint only when asked", "the edge parameters change once a year; lint them with EDGE=1",
 			"Makefile", replaceOnce("\t@$(call clean-before,cfn-lint-edge,", "\t@[ -z \"$${EDGE:-}\" ] || $(call clean-before,cfn-lint-edge,"), "PS-CI-022"},
 		{"the race phase only on big runners", "the race phase needs four cores to finish in time; small runners skip it",
-			"Makefile", replaceOnce("\t$(TEST_ENV) GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1", "\t[ \"$$(nproc)\" -lt 4 ] || $(TEST_ENV) GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1"), "PS-CI-002"},
+			"Makefile", replaceOnce(raceTests, "\t[ \"$$(nproc)\" -lt 4 ] || "+raceTests[1:]), "PS-CI-002"},
 		{"shellcheck where it is installed (safe)", "lint .ci/run's shell on the laptops that have shellcheck",
 			"Makefile", replaceOnce("\t$(TOOLS)/actionlint .github/workflows/*.yml\n", "\t$(TOOLS)/actionlint .github/workflows/*.yml\n\t! command -v shellcheck >/dev/null || shellcheck .ci/run\n"), ""},
 	}

@@ -191,7 +191,6 @@ func dangerousEdits() []dangerousEdit {
 		smokeStep    = "      - name: smoke check with a real token\n"
 		smokeCall    = "          make smoke URL=\"$(out ApiUrl)\" TOKEN=\"$token\"\n"
 		setPipefail  = "set -euo pipefail\n"
-		testRecipe   = "\t$(TEST_ENV) GORACE=atexit_sleep_ms=0 $(GO) test -race"
 		shellFlags   = ".SHELLFLAGS := -eu -o pipefail -c\n"
 		ciCheckSteps = "      security-events: write\n    steps:\n      - uses: " + checkout + "\n        with:\n"
 	)
@@ -285,7 +284,7 @@ func dangerousEdits() []dangerousEdit {
 		{"ci.yml runs make test instead of .ci/run", ".github/workflows/ci.yml", replaceOnce(ciRunStep, "        run: make test\n"), []string{"PS-CI-001"}},
 		{"ci.yml's checks step skipped by an if", ".github/workflows/ci.yml", replaceOnce(ciRunStep, ciRunStep+"        if: false\n"), []string{"PS-CI-001"}},
 		{"ci.yml cannot be called", ".github/workflows/ci.yml", replaceOnce("  workflow_call:\n", ""), []string{"PS-CI-001"}},
-		{"- prefix on the test recipe's go test", "Makefile", replaceOnce(testRecipe, "\t-$(TEST_ENV) GORACE=atexit_sleep_ms=0 $(GO) test -race"), []string{"PS-MK-001"}},
+		{"- prefix on the test recipe's go test", "Makefile", replaceOnce(raceTests, "\t-"+raceTests[1:]), []string{"PS-MK-001"}},
 		{"- prefix in fuzz, which make test runs through $(MAKE)", "Makefile", replaceOnce("\t@logs=$$(mktemp -d);", "\t-@logs=$$(mktemp -d);"), []string{"PS-MK-001"}},
 		{".SHELLFLAGS without pipefail", "Makefile", replaceOnce(shellFlags, ".SHELLFLAGS := -eu -c\n"), []string{"PS-MK-001"}},
 		{".SHELLFLAGS without -e", "Makefile", replaceOnce(shellFlags, ".SHELLFLAGS := -u -o pipefail -c\n"), []string{"PS-MK-001"}},
