@@ -125,14 +125,14 @@ DEBUG_FUNCTIONS := CreatePlantFunction AuthorizerFunction
 # -race where there is concurrency, as Go's own cmd/dist runs it
 # (registerRaceTests): the packages of RACE_FREE start no goroutine and no
 # server, in their code or their tests (TestRaceFreePackages in
-# tools/samtranslate holds that), so the detector has nothing to watch there and only makes
-# them slower. They run first, on their own; every other package runs under
+# tools/samtranslate holds that), so the detector has nothing to watch
+# there and only makes them slower. They run first, on their own; every other package runs under
 # -race, four packages at a time (-p 4; go test's default is GOMAXPROCS):
 # many of them mostly wait on what they start (builds, emulators, a
 # signalled tool), and with two at a time such a package holds a slot while
 # a core idles. GORACE=atexit_sleep_ms=0: a binary built with -race sleeps
 # a second before it exits (the race detector's atexit_sleep_ms, default
-# 1000, go.dev/doc/articles/race_detector), so each of the phase's forty
+# 1000, go.dev/doc/articles/race_detector), so each of the phase's
 # binaries, and each test binary a test runs again as a child, held its
 # slot a second with no core busy. A race is reported where it happens and
 # fails its test; the sleep only waits for goroutines still running at exit.

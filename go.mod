@@ -32,7 +32,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/oauth2 v0.38.0 // the PreTraffic hook's client credentials grant (clientcredentials)
-	golang.org/x/time v0.16.0 // at what tools/preflight's OPA needs (repocheck): the bootstraps' code is byte-identical to v0.15.0's
+	golang.org/x/time v0.16.0 // at what tools/preflight's OPA needs (repocheck)
 	gopkg.in/yaml.v3 v3.0.1
 )
 

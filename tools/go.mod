@@ -36,8 +36,7 @@ require (
 	// v1.20.2 did (the preflight's test binary side by side: the commit that
 	// raised it has the figures). It needs golang.org/x/time v0.16.0, x/sys
 	// v0.49.0 and x/text v0.43.0, which the product's go.mod raises too
-	// (repocheck): the bootstraps differ only in their build ID and x/time's
-	// line of build info, their code byte-identical.
+	// (repocheck).
 	github.com/open-policy-agent/opa v1.22.4
 	github.com/plantstore/plantstore/samlocal v0.0.0-00010101000000-000000000000
 )
