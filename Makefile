@@ -126,8 +126,9 @@ DEBUG_FUNCTIONS := CreatePlantFunction AuthorizerFunction
 # (registerRaceTests): the packages of RACE_FREE start no goroutine and no
 # server, in their code or their tests (TestRaceFreePackages in
 # tools/samtranslate holds that), so the detector has nothing to watch
-# there and only makes them slower. They run first, on their own; every other package runs under
-# -race, four packages at a time (-p 4; go test's default is GOMAXPROCS):
+# there and only makes them slower. They run first, on their own; every
+# other package runs under -race, four packages at a time (-p 4; go
+# test's default is GOMAXPROCS):
 # many of them mostly wait on what they start (builds, emulators, a
 # signalled tool), and with two at a time such a package holds a slot while
 # a core idles. GORACE=atexit_sleep_ms=0: a binary built with -race sleeps
@@ -151,10 +152,11 @@ RACE_FREE := ./internal/plant ./internal/glyph ./internal/logging ./functions/in
 TESTBINS   := $(TOOLS)/tests
 # The tests run with the collector at a quarter of its default pace
 # (GOGC=400; the Go GC guide, go.dev/doc/gc-guide: "doubling GOGC will
-# double heap memory overheads and roughly halve GC CPU cost"): they
-# allocate fast and live small, so the collector's share of the CPU is
-# traded for memory. To weigh the trade again, time a phase with GOGC=100
-# and GOGC=400 side by side (the figures are in the commit that set it).
+# double heap memory overheads and roughly halve GC CPU cost"), trading its
+# CPU for memory. The functions the tests start through the emulators get
+# the environment Lambda gives them, not this one. To weigh the trade
+# again, time a phase with GOGC=100 and GOGC=400 side by side (the figures
+# are in the commit that set it).
 TEST_ENV   = $(BOOTSTRAPS_ENV)=$(BOOTSTRAPS) CI=true GOGC=400 $(if $(filter true,$(CI)),,$(if $(shell command -v chromium || command -v chromium-browser || command -v google-chrome),,NO_BROWSER=1))
 test: node_modules moto $(TOOLS)/dlv chromium ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME executions
 	@$(MAKE) --no-print-directory test-bootstraps
