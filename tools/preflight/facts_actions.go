@@ -8,7 +8,6 @@ package preflight
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"gopkg.in/yaml.v3"
@@ -27,12 +26,11 @@ func loadActions(root string) []localAction {
 	var out []localAction
 	files, _ := filepath.Glob(filepath.Join(root, ".github", "actions", "*", "action.y*ml"))
 	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		var doc yaml.Node
-		if err != nil || yaml.Unmarshal(raw, &doc) != nil || len(doc.Content) == 0 {
+		top := readYAML(f)
+		if top == nil {
 			continue
 		}
-		runs := entryNode(doc.Content[0], "runs")
+		runs := entryNode(top, "runs")
 		rel, _ := filepath.Rel(root, f)
 		a := localAction{file: filepath.ToSlash(rel)}
 		switch using := entryNode(runs, "using"); {

@@ -6,7 +6,6 @@ package preflight
 // the lifetimes docs/deploy.md states (input.evidence_floor).
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -67,16 +66,15 @@ func declaredFacts(root string) map[string]any {
 	for _, name := range credentialTemplates {
 		parts := map[string]any{"parameters": map[string]any{}, "outputs": map[string]any{}, "resources": map[string]any{}, "globals": map[string]any{}}
 		out[name] = parts
-		raw, err := os.ReadFile(filepath.Join(root, name))
-		var doc yaml.Node
-		if err != nil || yaml.Unmarshal(raw, &doc) != nil || len(doc.Content) == 0 {
+		top := readYAML(filepath.Join(root, name))
+		if top == nil {
 			continue
 		}
-		if g := entryNode(doc.Content[0], "Globals"); g != nil {
+		if g := entryNode(top, "Globals"); g != nil {
 			parts["globals"] = cfnValue(g)
 		}
 		for key, section := range map[string]string{"parameters": "Parameters", "outputs": "Outputs", "resources": "Resources"} {
-			m := entryNode(doc.Content[0], section)
+			m := entryNode(top, section)
 			if m == nil || m.Kind != yaml.MappingNode {
 				continue
 			}

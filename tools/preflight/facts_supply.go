@@ -8,7 +8,6 @@ package preflight
 // written. Lines are those of the file a person edits.
 
 import (
-	"os"
 	"path/filepath"
 
 	"gopkg.in/yaml.v3"
@@ -64,12 +63,7 @@ func workflowSettings(wfs []*workflow) []any {
 // "packages"), read as YAML so that each keeps its line.
 func npmLockFacts(path string) map[string]any {
 	out := map[string]any{"file": "package-lock.json", "packages": []any{}}
-	raw, err := os.ReadFile(path)
-	var doc yaml.Node
-	if err != nil || yaml.Unmarshal(raw, &doc) != nil || len(doc.Content) == 0 {
-		return out
-	}
-	pkgs := entryNode(doc.Content[0], "packages")
+	pkgs := entryNode(readYAML(path), "packages")
 	if pkgs == nil || pkgs.Kind != yaml.MappingNode {
 		return out
 	}
@@ -101,12 +95,10 @@ func npmLockFacts(path string) map[string]any {
 // resource's) of a template as written.
 func templateSourceFacts(path string) map[string]any {
 	out := map[string]any{"file": "template.yaml", "transforms": []any{}, "layers": []any{}}
-	raw, err := os.ReadFile(path)
-	var doc yaml.Node
-	if err != nil || yaml.Unmarshal(raw, &doc) != nil || len(doc.Content) == 0 {
+	root := readYAML(path)
+	if root == nil {
 		return out
 	}
-	root := doc.Content[0]
 	transforms, layers := []any{}, []any{}
 	if t := entryNode(root, "Transform"); t != nil {
 		names := []*yaml.Node{t}

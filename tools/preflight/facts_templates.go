@@ -7,7 +7,6 @@ package preflight
 // person edits.
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -87,15 +86,10 @@ var githubVariableRe = regexp.MustCompile(`GitHub variable ([A-Z][A-Z0-9_]*)`)
 // Environment parameter's AllowedValues) whose jobs the role trusts.
 func oidcRoleFacts(root string) map[string]any {
 	out := map[string]any{"file": "pipeline/roles.yaml", "variable": "", "environments": []string{}}
-	raw, err := os.ReadFile(filepath.Join(root, "pipeline", "roles.yaml"))
-	var doc yaml.Node
-	if err == nil {
-		err = yaml.Unmarshal(raw, &doc)
-	}
-	if err != nil || len(doc.Content) == 0 {
+	r := readYAML(filepath.Join(root, "pipeline", "roles.yaml"))
+	if r == nil {
 		return out
 	}
-	r := doc.Content[0]
 	if allowed := entryNode(entryNode(entryNode(r, "Parameters"), "Environment"), "AllowedValues"); allowed != nil {
 		out["environments"] = yamlScalars(allowed)
 	}

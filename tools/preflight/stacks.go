@@ -16,7 +16,6 @@ import (
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"gopkg.in/yaml.v3"
 
 	"github.com/plantstore/plantstore/tools/iameval"
 	"github.com/plantstore/plantstore/tools/samtranslate"
@@ -199,12 +198,7 @@ func sourceOf(lines map[string]int, id string) (string, int) {
 // logicalIDLines are the lines of a template's resources, by logical id.
 func logicalIDLines(path string) map[string]int {
 	out := map[string]int{}
-	raw, err := os.ReadFile(path)
-	var doc yaml.Node
-	if err != nil || yaml.Unmarshal(raw, &doc) != nil || len(doc.Content) == 0 {
-		return out
-	}
-	res := entryNode(doc.Content[0], "Resources")
+	res := entryNode(readYAML(path), "Resources")
 	if res == nil {
 		return out
 	}

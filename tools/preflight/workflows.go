@@ -180,6 +180,17 @@ func yamlEntry(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
 	return nil, nil
 }
 
+// readYAML is the top node of the YAML file at path: nil when it cannot be
+// read or parsed, or holds no document.
+func readYAML(path string) *yaml.Node {
+	raw, err := os.ReadFile(path)
+	var doc yaml.Node
+	if err != nil || yaml.Unmarshal(raw, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	return doc.Content[0]
+}
+
 type wfTrigger struct {
 	event string
 	cfg   *yaml.Node // nil for a bare event
