@@ -40,16 +40,33 @@ func everything() Change {
 	return Change{Go: []string{"(any Go file: the watcher's event queue overflowed)"}, Template: true, EnvFile: true, Overflow: true}
 }
 
-// merge adds d to c.
-func (c *Change) merge(d Change) {
-	for _, g := range d.Go {
-		if !slices.Contains(c.Go, g) {
-			c.Go = append(c.Go, g)
-		}
+// batch is a Change being gathered, with the set of its Go files: a burst
+// (a checkout, a generator) touches thousands, and each is looked up.
+type batch struct {
+	Change
+	seen map[string]bool
+}
+
+// addGo adds the Go file g, once.
+func (b *batch) addGo(g string) {
+	if b.seen[g] {
+		return
 	}
-	c.Template = c.Template || d.Template
-	c.EnvFile = c.EnvFile || d.EnvFile
-	c.Overflow = c.Overflow || d.Overflow
+	if b.seen == nil {
+		b.seen = map[string]bool{}
+	}
+	b.seen[g] = true
+	b.Go = append(b.Go, g)
+}
+
+// merge adds d to b.
+func (b *batch) merge(d Change) {
+	for _, g := range d.Go {
+		b.addGo(g)
+	}
+	b.Template = b.Template || d.Template
+	b.EnvFile = b.EnvFile || d.EnvFile
+	b.Overflow = b.Overflow || d.Overflow
 }
 
 // Empty reports whether c touches nothing a tool serves.
@@ -164,7 +181,7 @@ func (w *Watcher) Changes() <-chan Change { return w.changes }
 func (w *Watcher) Run(ctx context.Context) error {
 	defer close(w.changes)
 	defer w.fsw.Close()
-	var pending, ready Change
+	var pending, ready batch
 	var quiet <-chan time.Time
 	for {
 		var out chan<- Change // nil, so never chosen, until a change is ready
@@ -208,10 +225,10 @@ func (w *Watcher) Run(ctx context.Context) error {
 			}
 		case <-quiet:
 			quiet = nil
-			ready.merge(pending)
-			pending = Change{}
-		case out <- ready:
-			ready = Change{}
+			ready.merge(pending.Change)
+			pending = batch{}
+		case out <- ready.Change:
+			ready = batch{}
 		}
 	}
 }
@@ -228,8 +245,8 @@ func (w *Watcher) isSource(path string) bool {
 	return !slices.ContainsFunc(parts[:len(parts)-1], skipped)
 }
 
-// classify adds path to c when it is something a tool serves.
-func (w *Watcher) classify(path string, c *Change) bool {
+// classify adds path to b when it is something a tool serves.
+func (w *Watcher) classify(path string, b *batch) bool {
 	rel, err := filepath.Rel(w.root, path)
 	if err != nil {
 		return false
@@ -237,15 +254,12 @@ func (w *Watcher) classify(path string, c *Change) bool {
 	rel = filepath.Clean(rel)
 	switch {
 	case w.template != "." && rel == w.template:
-		c.Template = true
+		b.Template = true
 	case w.envFile != "." && rel == w.envFile:
-		c.EnvFile = true
+		b.EnvFile = true
 	case filepath.Base(rel) == "go.mod" || filepath.Base(rel) == "go.sum",
 		w.isSource(path) && strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go"):
-		rel = filepath.ToSlash(rel)
-		if !slices.Contains(c.Go, rel) {
-			c.Go = append(c.Go, rel)
-		}
+		b.addGo(filepath.ToSlash(rel))
 	default:
 		return false
 	}

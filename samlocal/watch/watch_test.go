@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-func write(t *testing.T, path, s string) {
+func write(t testing.TB, path, s string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
