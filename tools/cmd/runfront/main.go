@@ -102,6 +102,9 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 	if err != nil {
 		return err
 	}
+	// The builds go when run returns; on a signal, proc.Main's StopAll
+	// removes the folder on its way out.
+	defer os.RemoveAll(dir)
 	b := &builder{root: root, dir: dir, kept: keptPath(root)}
 	rec := trace.NewRecorder(stdout)
 	rec.Title = "Plant Store make run"
