@@ -138,7 +138,9 @@ func TestThePageShowsEachRequest(t *testing.T) {
 	otherOrigin := "http://" + net.JoinHostPort(u.Hostname(), strconv.Itoa(b.Listener.Addr().(*net.TCPAddr).Port))
 	otherURL := otherOrigin + trace.PagePrefix + "elsewhere" // the pages' path: a cookie scoped to it goes there too
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1280, 800))
+	// The allocator's cancel kills the browser, which leaves its singleton
+	// socket's folder in TMPDIR: there the test's own folder.
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1280, 800), chromedp.Env("TMPDIR="+t.TempDir()))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx)
