@@ -129,7 +129,9 @@ func TestAddingAFunction(t *testing.T) {
 
 	cmd := exec.Command("make", append(keep, "start-api")...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "PORT=0")
+	// The cleanup kills it as a crash would: what it keeps in TMPDIR (its
+	// emulator's socket folder) goes with the test's folder.
+	cmd.Env = append(os.Environ(), "PORT=0", "TMPDIR="+t.TempDir())
 	var stdout, stderr proctest.Output
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := childproc.Start(cmd); err != nil {
