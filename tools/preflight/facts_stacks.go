@@ -117,9 +117,9 @@ func stacksFacts(envs []env, places map[string]map[string]int) []any {
 // apisFacts are the stack's REST APIs as restAPIsOf reads them (each route,
 // what guards it, the function it reaches), and what it cannot read.
 func apisFacts(r *samtemplate.Resolved) ([]any, []any) {
-	apis, problems := restAPIsOf(r)
+	apis, unread := restAPIsOf(r)
 	fns := stackFunctions(r)
-	out, unread := []any{}, []any{}
+	out := []any{}
 	for _, api := range apis {
 		routes, authorizers := []any{}, []any{}
 		for _, rt := range api.routes {
@@ -134,9 +134,6 @@ func apisFacts(r *samtemplate.Resolved) ([]any, []any) {
 			authorizers = append(authorizers, fns[fn])
 		}
 		out = append(out, map[string]any{"id": api.id, "ref": api.ref, "stages": api.stages, "authorizers": authorizers, "routes": routes})
-	}
-	for _, p := range problems {
-		unread = append(unread, map[string]any{"id": p.Where, "msg": p.Rule})
 	}
 	return out, unread
 }

@@ -9,15 +9,13 @@ import (
 
 // A Finding is one broken rule, told in one line: the file a person edits
 // and the line there, the rule's ID, the danger and the change that fixes
-// it. Where names the place for findings of the rules still in Go, which
-// tell a resource, role or job rather than a line.
+// it.
 type Finding struct {
-	ID    string
-	File  string // relative to the repository, "/"-separated
-	Line  int    // 0: the file as a whole
-	Where string
-	Rule  string // the danger, with what the rule saw
-	Fix   string
+	ID   string
+	File string // relative to the repository, "/"-separated
+	Line int    // 0: the file as a whole
+	Rule string // the danger, with what the rule saw
+	Fix  string
 }
 
 func (f Finding) String() string {
@@ -31,9 +29,6 @@ func (f Finding) String() string {
 	}
 	if f.ID != "" {
 		b.WriteString(f.ID + ": ")
-	}
-	if f.Where != "" {
-		b.WriteString(f.Where + ": ")
 	}
 	b.WriteString(f.Rule)
 	if f.Fix != "" {

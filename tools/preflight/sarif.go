@@ -41,9 +41,6 @@ func WriteSARIF(w io.Writer, rules []Rule, findings []Finding) error {
 	for _, f := range findings {
 		line := max(f.Line, 1)
 		text := f.Rule
-		if f.Where != "" {
-			text = f.Where + ": " + text
-		}
 		if f.Fix != "" {
 			text += "; fix: " + f.Fix
 		}

@@ -104,10 +104,12 @@ var openAPIMethods = map[string]string{
 
 // restAPIsOf reads the stack's REST APIs: the routes of each RestApi's
 // inline OpenAPI Body (what SAM makes of the Api events) and of any
-// AWS::ApiGateway::Method, with what guards each.
-func restAPIsOf(r *samtemplate.Resolved) ([]*restAPI, []Finding) {
+// AWS::ApiGateway::Method, with what guards each; and what it cannot read
+// ({"id", "msg", "fix"}, the facts' unread_apis).
+func restAPIsOf(r *samtemplate.Resolved) ([]*restAPI, []any) {
 	var apis []*restAPI
-	var out []Finding
+	out := []any{}
+	unread := func(id, msg, fix string) { out = append(out, map[string]any{"id": id, "msg": msg, "fix": fix}) }
 	byID := map[string]*restAPI{}
 	fns := stackFunctions(r)
 	for _, id := range r.ResourcesOfType("AWS::ApiGateway::RestApi") {
@@ -117,14 +119,14 @@ func restAPIsOf(r *samtemplate.Resolved) ([]*restAPI, []Finding) {
 		byID[id] = api
 		p, err := r.Properties(id)
 		if err != nil {
-			out = append(out, Finding{Where: id, Rule: "cannot be resolved: " + err.Error()})
+			unread(id, "cannot be resolved: "+err.Error(), "")
 			continue
 		}
 		body, ok := p["Body"].(map[string]any)
 		if !ok {
 			if p["BodyS3Location"] != nil {
-				out = append(out, Finding{Where: id, Rule: "has its OpenAPI definition in S3 (BodyS3Location): the preflight cannot read its routes and their authorizers",
-					Fix: "define the API inline (SAM's Api events or DefinitionBody)"})
+				unread(id, "has its OpenAPI definition in S3 (BodyS3Location): the preflight cannot read its routes and their authorizers",
+					"define the API inline (SAM's Api events or DefinitionBody)")
 			}
 			continue
 		}
@@ -184,17 +186,17 @@ func restAPIsOf(r *samtemplate.Resolved) ([]*restAPI, []Finding) {
 		raw := rawProperties(r, id)
 		api := byID[samtemplate.RefTo(raw["RestApiId"])]
 		if api == nil {
-			out = append(out, Finding{Where: id, Rule: "names no RestApi of this template (RestApiId is not its Ref): the preflight cannot tell whose route it is"})
+			unread(id, "names no RestApi of this template (RestApiId is not its Ref): the preflight cannot tell whose route it is", "")
 			continue
 		}
 		path, ok := resourcePath(r, raw["ResourceId"], 0)
 		if !ok {
-			out = append(out, Finding{Where: id, Rule: "has a ResourceId that is neither the API's RootResourceId nor an AWS::ApiGateway::Resource of the template: the preflight cannot tell its path"})
+			unread(id, "has a ResourceId that is neither the API's RootResourceId nor an AWS::ApiGateway::Resource of the template: the preflight cannot tell its path", "")
 			continue
 		}
 		p, err := r.Properties(id)
 		if err != nil {
-			out = append(out, Finding{Where: id, Rule: "cannot be resolved: " + err.Error()})
+			unread(id, "cannot be resolved: "+err.Error(), "")
 			continue
 		}
 		method := strings.ToUpper(fmt.Sprint(p["HttpMethod"]))

@@ -22,7 +22,7 @@ deny contains {"file": s.file, "line": line(s, rt.resource), "msg": msg, "fix": 
 	fix := sprintf("leave the route to the API's DefaultAuthorizer (no `Auth: {Authorizer: NONE}`), or allow it in tools/preflight/allowlist.yaml (kind public-route, what %q, a reason)", [rt.name])
 }
 
-deny contains {"file": s.file, "line": line(s, u.id), "msg": sprintf("%s: %s", [u.id, u.msg])} if {
+deny contains {"file": s.file, "line": line(s, u.id), "msg": sprintf("%s: %s", [u.id, u.msg]), "fix": object.get(u, "fix", "")} if {
 	some s in input.stacks
 	some u in s.unread_apis
 }

@@ -16,6 +16,12 @@ test_refuses_an_api_it_cannot_read if {
 	count(route_authorizer.deny) == 1 with input as {"allowlist": [], "stacks": [{"file": "template.yaml", "resources": {}, "apis": [], "unread_apis": [{"id": "OtherApi", "msg": "has its OpenAPI definition in S3"}]}]}
 }
 
+test_tells_the_fix_the_reader_gives_for_an_api_it_cannot_read if {
+	some f in route_authorizer.deny with input as {"allowlist": [], "stacks": [{"file": "template.yaml", "resources": {"OtherApi": {"line": 7}}, "apis": [], "unread_apis": [{"id": "OtherApi", "msg": "has its OpenAPI definition in S3", "fix": "define the API inline"}]}]}
+	f.line == 7
+	f.fix == "define the API inline"
+}
+
 test_refuses_a_route_another_route_is_allowed_for if {
 	count(route_authorizer.deny) == 1 with input as stack(open_route, [{"kind": "public-route", "what": "GET /health", "reason": "a check"}])
 }
