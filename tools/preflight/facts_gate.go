@@ -41,12 +41,12 @@ const proofFile = "tools/preflight/testdata/proof.json"
 //
 //	{"packages": [{"import_path", "dir", "module"}],
 //	 "staticcheck_conf": [{"file", "text"}],
-//	 "job": {"file", "name", "line", "step_line"} (ci.yml's job that runs bash .ci/run; absent if none),
+//	 "job": {"file", "name", "line", "step"} (ci.yml's job that runs bash .ci/run; absent if none),
 //	 "env": [{"name", "value", "file", "line"}] (.ci/run's environment in CI, lowest precedence first),
 //	 "scripts": [{"file", "line", "job", "step", "target", "commands": [command]}],
 //	 "runs": [{"target", "line", "via": {"file", "line"}, "root", "as", "overrides": {"NAME": "value"}, "commands": [command]}]
 //	   (each target a make call of .ci/run reaches: "root" that call's target, "as" call or prerequisite),
-//	 "make_vars": {"NAME": {"value", "origin", "file", "line"}} (as make test's make has them)}
+//	 "make_vars": {"NAME": {"value", "file", "line"}} (as make test's make has them)}
 //
 // A command is {"line", "words", "assigns": {"NAME": "value"}, "redirects":
 // [{"op", "target"}], "background", "top" (a plain statement of the
@@ -226,7 +226,7 @@ func checksEnv(wfs []*workflow, out map[string]any) []envVar {
 					continue
 				}
 				file := ".github/workflows/" + w.file
-				out["job"] = map[string]any{"file": file, "name": j.name, "line": j.line, "step": i + 1, "step_line": s.line}
+				out["job"] = map[string]any{"file": file, "name": j.name, "line": j.line, "step": i + 1}
 				var stepNode *yaml.Node
 				if st := entryNode(j.node, "steps"); st != nil && i < len(st.Content) {
 					stepNode = st.Content[i]
@@ -504,7 +504,7 @@ func (r *makeReader) vars() map[string]any {
 	base := r.scope(nil, "")
 	out := map[string]any{}
 	for name, v := range base {
-		out[name] = map[string]any{"value": base.value(name, "", 0), "origin": v.origin, "file": v.file, "line": v.line}
+		out[name] = map[string]any{"value": base.value(name, "", 0), "file": v.file, "line": v.line}
 	}
 	return out
 }

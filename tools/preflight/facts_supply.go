@@ -17,7 +17,7 @@ import (
 //
 //	{"settings": [{"file", "line", "job": "" or a job's, "step": 0 or its index, "in": "env" or "with", "name", "value"}],
 //	 "npm_lock": {"file": "package-lock.json", "packages": [{"path", "line", "resolved", "resolved_line",
-//	   "integrity", "link", "has_install_script", "version"}]},
+//	   "integrity", "link", "version"}]},
 //	 "template": {"file": "template.yaml", "transforms": [{"line", "name", "location"}],
 //	   "layers": [{"line", "resource", "tag": "", "!Ref", "!Sub", "!GetAtt" or "other", "value"}]}}
 func supplyFacts(root string, wfs []*workflow) map[string]any {
@@ -82,7 +82,7 @@ func npmLockFacts(path string) map[string]any {
 		}
 		list = append(list, map[string]any{"path": k.Value, "line": k.Line, "version": scalar("version"),
 			"resolved": scalar("resolved"), "resolved_line": resolvedLine, "integrity": scalar("integrity"),
-			"link": scalar("link") == "true", "has_install_script": scalar("hasInstallScript") == "true"})
+			"link": scalar("link") == "true"})
 	}
 	if list != nil {
 		out["packages"] = list

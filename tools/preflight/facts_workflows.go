@@ -79,8 +79,7 @@ func workflowFacts(w *workflow) map[string]any {
 		jobs = append(jobs, jobFacts(w, j))
 	}
 	return map[string]any{
-		"file": file, "name": w.file, "top": top, "triggers": triggers,
-		"default_shell": w.Defaults.Run.Shell, "jobs": jobs,
+		"file": file, "name": w.file, "top": top, "triggers": triggers, "jobs": jobs,
 		"secret_refs": secretRefs(entryNode(w.root, "env")),
 	}
 }

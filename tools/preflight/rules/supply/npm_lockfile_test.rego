@@ -4,7 +4,7 @@ import data.preflight.rules.npm_lockfile
 
 lock(pkgs) := {"supply": {"npm_lock": {"file": "package-lock.json", "packages": array.concat([{"path": "", "line": 6, "resolved": "", "resolved_line": 6, "integrity": "", "link": false}], pkgs)}}}
 
-pkg(path, resolved, integrity) := {"path": path, "line": 20, "resolved": resolved, "resolved_line": 22, "integrity": integrity, "link": false, "has_install_script": false}
+pkg(path, resolved, integrity) := {"path": path, "line": 20, "resolved": resolved, "resolved_line": 22, "integrity": integrity, "link": false}
 
 test_refuses_a_git_resolution if {
 	some f in npm_lockfile.deny with input as lock([pkg("node_modules/dynalite", "git+ssh://git@github.com/architect/dynalite.git#3f2a", "")])
