@@ -11,8 +11,8 @@ import (
 )
 
 // readFacts reads the repository at root into the rule book's input, and
-// returns the stack part (stacks.go) with it: input.stacks, and
-// what Check adds after the evaluator and the rules still in Go.
+// returns the stack part (stacks.go) with it: input.stacks, and the
+// evaluator's answers that checkFacts adds as input.access.
 func readFacts(root string) (map[string]any, *stackPart, error) {
 	wfs, err := loadWorkflows(filepath.Join(root, ".github", "workflows"))
 	if err != nil {
