@@ -32,3 +32,15 @@ func BenchmarkBookEval(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadFacts is reading the repository's facts as each Check of an
+// edited copy does, the stack part kept from the first (stacksOf keeps it
+// by its inputs' content):
+// go test -run '^$' -bench ReadFacts ./tools/preflight
+func BenchmarkReadFacts(b *testing.B) {
+	for b.Loop() {
+		if _, _, err := readFacts(repoRoot); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

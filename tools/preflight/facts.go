@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"gopkg.in/yaml.v3"
 )
 
 // readFacts reads the repository at root into the rule book's input, and
@@ -22,17 +24,22 @@ func readFacts(root string) (map[string]any, *stackPart, error) {
 	for _, w := range wfs {
 		workflows = append(workflows, workflowFacts(w))
 	}
-	templates := map[string]any{}
+	// Each template as written is parsed once, for the facts of each
+	// reader: its top node, nil for an empty file.
+	templates, docs := map[string]any{}, map[string]*yaml.Node{}
 	for _, name := range credentialTemplates {
 		raw, err := os.ReadFile(filepath.Join(root, name))
 		if err != nil {
 			return nil, nil, err
 		}
-		t, err := templateFacts(name, raw)
-		if err != nil {
+		var doc yaml.Node
+		if err := yaml.Unmarshal(raw, &doc); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
-		templates[name] = t
+		if len(doc.Content) > 0 {
+			docs[name] = doc.Content[0]
+		}
+		templates[name] = templateFacts(name, docs[name])
 	}
 	stacks, err := stacksOf(root)
 	if err != nil {
@@ -47,15 +54,15 @@ func readFacts(root string) (map[string]any, *stackPart, error) {
 		"workflows":      workflows,
 		"actions":        actionsFacts(actions),
 		"templates":      templates,
-		"oidc_role":      oidcRoleFacts(root),
+		"oidc_role":      oidcRoleFacts(docs["pipeline/roles.yaml"]),
 		"makefile":       makefileFacts(makefile),
 		"files":          filesFacts(root),
 		"scripts":        scriptsFacts(scripts),
 		"stacks":         stacks.facts,
-		"supply":         supplyFacts(root, wfs),
+		"supply":         supplyFacts(root, wfs, docs["template.yaml"]),
 		"stateful":       stacks.stateful,
 		"evidence_floor": evidenceFloor(),
-		"declared":       declaredFacts(root),
+		"declared":       declaredFacts(docs),
 		"gate":           gateFacts(root, wfs, makefile, scripts),
 		"proof":          proofFacts(root),
 	}, stacks, nil

@@ -6,7 +6,6 @@ package preflight
 // the lifetimes docs/deploy.md states (input.evidence_floor).
 
 import (
-	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -61,12 +60,12 @@ func lifetimes() map[string]any {
 // stacks' translation is shared by every variant, made with the
 // parameters' defaults (a DeploymentPreference Type of !Ref is the
 // default's there).
-func declaredFacts(root string) map[string]any {
+func declaredFacts(docs map[string]*yaml.Node) map[string]any {
 	out := map[string]any{}
 	for _, name := range credentialTemplates {
 		parts := map[string]any{"parameters": map[string]any{}, "outputs": map[string]any{}, "resources": map[string]any{}, "globals": map[string]any{}}
 		out[name] = parts
-		top := readYAML(filepath.Join(root, name))
+		top := docs[name]
 		if top == nil {
 			continue
 		}

@@ -20,11 +20,11 @@ import (
 //	   "integrity", "link", "version"}]},
 //	 "template": {"file": "template.yaml", "transforms": [{"line", "name", "location"}],
 //	   "layers": [{"line", "resource", "tag": "", "!Ref", "!Sub", "!GetAtt" or "other", "value"}]}}
-func supplyFacts(root string, wfs []*workflow) map[string]any {
+func supplyFacts(root string, wfs []*workflow, template *yaml.Node) map[string]any {
 	return map[string]any{
 		"settings": workflowSettings(wfs),
 		"npm_lock": npmLockFacts(filepath.Join(root, "package-lock.json")),
-		"template": templateSourceFacts(filepath.Join(root, "template.yaml")),
+		"template": templateSourceFacts(template),
 	}
 }
 
@@ -92,10 +92,9 @@ func npmLockFacts(path string) map[string]any {
 
 // templateSourceFacts are the transforms (the template's Transform and
 // every Fn::Transform) and the Lambda layers (Globals' and each
-// resource's) of a template as written.
-func templateSourceFacts(path string) map[string]any {
+// resource's) of template.yaml as written, whose top node is root.
+func templateSourceFacts(root *yaml.Node) map[string]any {
 	out := map[string]any{"file": "template.yaml", "transforms": []any{}, "layers": []any{}}
-	root := readYAML(path)
 	if root == nil {
 		return out
 	}

@@ -7,7 +7,6 @@ package preflight
 // person edits.
 
 import (
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -28,15 +27,9 @@ var (
 // credentialTemplates are the templates as written.
 var credentialTemplates = []string{"template.yaml", "pipeline/roles.yaml"}
 
-func templateFacts(file string, raw []byte) (map[string]any, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return nil, err
-	}
-	if len(doc.Content) == 0 {
-		return map[string]any{"file": file, "resources": []any{}, "scalars": []any{}}, nil
-	}
-	root := doc.Content[0]
+// templateFacts are the facts of the template file as written, whose top
+// node is root (nil for an empty file).
+func templateFacts(file string, root *yaml.Node) map[string]any {
 	resources := []any{}
 	if res := entryNode(root, "Resources"); res != nil && res.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(res.Content); i += 2 {
@@ -73,8 +66,10 @@ func templateFacts(file string, raw []byte) (map[string]any, error) {
 			walk(c)
 		}
 	}
-	walk(root)
-	return map[string]any{"file": file, "resources": resources, "scalars": scalars}, nil
+	if root != nil {
+		walk(root)
+	}
+	return map[string]any{"file": file, "resources": resources, "scalars": scalars}
 }
 
 var githubVariableRe = regexp.MustCompile(`GitHub variable ([A-Z][A-Z0-9_]*)`)
@@ -84,9 +79,8 @@ var githubVariableRe = regexp.MustCompile(`GitHub variable ([A-Z][A-Z0-9_]*)`)
 // provider (its output's Description names the variable, "the
 // environment's GitHub variable NAME"), and the environments (the
 // Environment parameter's AllowedValues) whose jobs the role trusts.
-func oidcRoleFacts(root string) map[string]any {
+func oidcRoleFacts(r *yaml.Node) map[string]any {
 	out := map[string]any{"file": "pipeline/roles.yaml", "variable": "", "environments": []string{}}
-	r := readYAML(filepath.Join(root, "pipeline", "roles.yaml"))
 	if r == nil {
 		return out
 	}
