@@ -11,8 +11,10 @@ import (
 )
 
 // BenchmarkBurst is a burst of saves of distinct Go files (a checkout, a
-// generator) read into changes: each file is looked up in what the change
-// already holds, so the cost per file stays flat as the burst grows.
+// generator) read into changes, at two sizes: each file is looked up in
+// what the change already holds, and ns/file at 10,000 files against
+// 1,000 shows whether that lookup grows with the burst (a new watcher's
+// start weighs on the smaller one).
 func BenchmarkBurst(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {

@@ -26,8 +26,8 @@ func TestMain(m *testing.M) {
 	}
 	before := buildFolders()
 	code := m.Run()
-	// Every run the tests made has returned: none left its builds (11 MB
-	// a generation) in the temporary folder.
+	// Every run the tests made has returned: none left its builds in the
+	// temporary folder.
 	left := slices.DeleteFunc(buildFolders(), func(d string) bool { return slices.Contains(before, d) })
 	if code == 0 && len(left) > 0 {
 		fmt.Fprintf(os.Stderr, "run returned and left its build folder: %s (or a make run started during the tests is still running)\n", strings.Join(left, ", "))
