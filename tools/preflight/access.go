@@ -53,12 +53,7 @@ type target struct {
 // outside says whether a label names something outside the subject's own
 // stacks.
 func outside(label string) bool {
-	for _, p := range []string{"other-env:", "other-account:", "unrelated:"} {
-		if strings.HasPrefix(label, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"other-env:", "other-account:", "unrelated:"}, func(p string) bool { return strings.HasPrefix(label, p) })
 }
 
 // passedTo are the services iam:PassRole is asked for: every service that
@@ -108,21 +103,20 @@ func subjectsOf(e env) ([]subject, error) {
 // name. An Allow of every action ("*"), or of NotAction, cannot be
 // enumerated: PS-IAM-001 reads the statements and refuses it.
 func servicesNamed(s subject) []string {
-	var services []string
+	services := map[string]bool{}
 	for _, doc := range s.identity {
 		for _, st := range statementsOf(doc) {
 			if st["Effect"] != "Allow" {
 				continue
 			}
 			for _, a := range asList(st["Action"]) {
-				if svc, _, ok := strings.Cut(fmt.Sprint(a), ":"); ok && !slices.Contains(services, strings.ToLower(svc)) {
-					services = append(services, strings.ToLower(svc))
+				if svc, _, ok := strings.Cut(fmt.Sprint(a), ":"); ok {
+					services[strings.ToLower(svc)] = true
 				}
 			}
 		}
 	}
-	sort.Strings(services)
-	return services
+	return slices.Sorted(maps.Keys(services))
 }
 
 // arnOf is the ARN of a resource of r, where the preflight knows its form.
@@ -178,10 +172,7 @@ func resourceTags(r *samtemplate.Resolved, id string) map[string]any {
 func stackTargets(e env, class string) []target {
 	var out []target
 	for i, r := range e.stacks() {
-		kind := "app"
-		if i == 1 {
-			kind = "pipeline"
-		}
+		kind := map[int]string{0: "app", 1: "pipeline"}[i]
 		for _, id := range r.ResourceIDs() {
 			arn, ok := arnOf(r, id)
 			if !ok {
@@ -205,10 +196,9 @@ var arnVariable = regexp.MustCompile(`\$\{[A-Za-z]+\}`)
 func arnPatterns(a iameval.Action) []*regexp.Regexp {
 	var res []*regexp.Regexp
 	for _, rt := range a.ResourceTypes {
-		if rt.ARN == "" {
-			continue
+		if rt.ARN != "" {
+			res = append(res, arnPattern(rt.ARN))
 		}
-		res = append(res, arnPattern(rt.ARN))
 	}
 	return res
 }
@@ -233,12 +223,7 @@ func arnPattern(form string) *regexp.Regexp {
 func matcher(a iameval.Action) func(string) bool {
 	res := arnPatterns(a)
 	return func(arn string) bool {
-		for _, re := range res {
-			if re.MatchString(arn) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(arn) })
 	}
 }
 
@@ -284,10 +269,8 @@ func otherEnv(e env, all []env) env {
 	if want == "" {
 		want = "dev"
 	}
-	for _, o := range all {
-		if o.name == want {
-			return o
-		}
+	if i := slices.IndexFunc(all, func(o env) bool { return o.name == want }); i >= 0 {
+		return all[i]
 	}
 	return all[0]
 }
@@ -387,14 +370,13 @@ func effectiveAccess(envs []env, all []env) (accessAnswers, error) {
 	if err != nil {
 		return accessAnswers{}, err
 	}
-	facts := map[string]any{"variants": variantNames(envs), "subjects": subjectFacts(envs, subjects, unknown), "reach": reach, "errors": problems, "roles": roles}
 	// And who else may call the stacks' resources, through their resource
 	// policies (resourcepolicy.go).
 	resources, more2, err := resourceAccess(envs)
 	if err != nil {
 		return accessAnswers{}, err
 	}
-	facts["resources"] = resources
+	facts := map[string]any{"variants": variantNames(envs), "subjects": subjectFacts(envs, subjects, unknown), "reach": reach, "errors": problems, "roles": roles, "resources": resources}
 	lines = append(lines, more2...)
 	sort.Strings(lines)
 	return accessAnswers{slices.Compact(lines), facts}, nil
@@ -448,10 +430,8 @@ func questionsOf(e env, all []env, subjects []*subject, named map[*subject][]str
 			for _, a := range actions {
 				action := svc + ":" + a.Name
 				ask := func(t target) {
-					ctx := maps.Clone(t.context)
-					if ctx == nil {
-						ctx = map[string]any{}
-					}
+					ctx := map[string]any{}
+					maps.Copy(ctx, t.context)
 					if boundary != "" && svc == "iam" {
 						ctx["iam:PermissionsBoundary"] = boundary
 					}
@@ -497,12 +477,7 @@ func questionsOf(e env, all []env, subjects []*subject, named map[*subject][]str
 func subjectFacts(envs []env, subjects []*subject, unknown map[*subject][]any) []any {
 	out := []any{}
 	for _, s := range subjects {
-		statements := []any{}
-		for _, doc := range s.identity {
-			for _, st := range statementsOf(doc) {
-				statements = append(statements, st)
-			}
-		}
+		statements := append([]any{}, statementsOfAll(s.identity)...)
 		out = append(out, map[string]any{"name": s.name, "variant": s.variant, "id": s.id, "file": s.file, "statements": statements, "unknown_services": append([]any{}, unknown[s]...)})
 	}
 	return out

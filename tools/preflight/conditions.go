@@ -331,6 +331,12 @@ const maxContexts = 64
 // conditions: its identity, with every combination of the candidates of
 // the keys it brings.
 func contextsOf(a actor, conds []condition, intended map[string]any) []map[string]any {
+	return combine(a.context, a.keysOf(conds), conds, intended)
+}
+
+// keysOf are the keys of the conditions the caller brings itself, in their
+// order, each once whatever its case.
+func (a actor) keysOf(conds []condition) []string {
 	var keys []string
 	seen := map[string]bool{}
 	for _, c := range conds {
@@ -339,7 +345,7 @@ func contextsOf(a actor, conds []condition, intended map[string]any) []map[strin
 			keys = append(keys, k)
 		}
 	}
-	return combine(a.context, keys, conds, intended)
+	return keys
 }
 
 // combine is base with every combination of the candidates of keys.
@@ -351,10 +357,7 @@ func combine(base map[string]any, keys []string, conds []condition, intended map
 		total *= len(cands[i])
 	}
 	with := func(pick []int) map[string]any {
-		ctx := map[string]any{}
-		for k, v := range base {
-			ctx[k] = v
-		}
+		ctx := maps.Clone(base)
 		for i, k := range keys {
 			if v := cands[i][pick[i]]; v != nil {
 				ctx[k] = v
@@ -421,8 +424,7 @@ func hiddenGrants(qs []iameval.Question, about []accessQuestion, answers []iamev
 		s := about[i].subject
 		r := relax[s]
 		if r == nil {
-			docs := append(slices.Clone(s.identity), s.boundaries...)
-			r = &relaxation{unconditioned(s.identity), unconditioned(s.boundaries), conditionsOf(map[string]any{"Statement": statementsOfAll(docs)})}
+			r = &relaxation{unconditioned(s.identity), unconditioned(s.boundaries), conditionsOf(map[string]any{"Statement": statementsOfAll(slices.Concat(s.identity, s.boundaries))})}
 			relax[s] = r
 		}
 		if len(r.conds) == 0 {
@@ -446,8 +448,7 @@ func hiddenGrants(qs []iameval.Question, about []accessQuestion, answers []iamev
 		i := at[n]
 		s := about[i].subject
 		caller := identityOf(s.arn)
-		base := maps.Clone(caller.context)
-		maps.Copy(base, qs[i].Context)
+		base := withIdentity(s.arn, qs[i].Context)
 		var keys []string
 		for _, c := range relax[s].conds {
 			if _, set := lookup(base, c.key); !set && caller.free(c.key) && !slices.ContainsFunc(keys, func(k string) bool { return strings.EqualFold(k, c.key) }) {
@@ -526,20 +527,7 @@ func allowConditions(doc any) []condition {
 // caller brought, or left out: "aws:PrincipalOrgID=o-a1b2c3d4e5, no
 // aws:SourceArn".
 func chosen(a actor, doc any, ctx map[string]any) string {
-	var parts []string
-	seen := map[string]bool{}
-	for _, c := range allowConditions(doc) {
-		if seen[strings.ToLower(c.key)] || !a.free(c.key) {
-			continue
-		}
-		seen[strings.ToLower(c.key)] = true
-		if v, ok := ctx[c.key]; ok {
-			parts = append(parts, fmt.Sprintf("%s=%v", c.key, v))
-		} else {
-			parts = append(parts, "no "+c.key)
-		}
-	}
-	return strings.Join(parts, ", ")
+	return brought(a.keysOf(allowConditions(doc)), ctx)
 }
 
 // namedPrincipals are the principals a policy names: in Principal, and in
@@ -564,16 +552,15 @@ func namedPrincipals(doc any) map[string]string {
 		}
 	}
 	for _, st := range statementsOf(doc) {
-		if p, ok := st["Principal"].(map[string]any); ok {
-			for kind, vs := range p {
-				for _, v := range asList(vs) {
-					s := fmt.Sprint(v)
-					switch {
-					case kind == "AWS" && s != "*":
-						aws(s)
-					case kind == "Service", kind == "Federated":
-						out[fill(s)] = fill(s)
-					}
+		p, _ := st["Principal"].(map[string]any)
+		for kind, vs := range p {
+			for _, v := range asList(vs) {
+				s := fmt.Sprint(v)
+				switch {
+				case kind == "AWS" && s != "*":
+					aws(s)
+				case kind == "Service", kind == "Federated":
+					out[fill(s)] = fill(s)
 				}
 			}
 		}
@@ -600,13 +587,9 @@ func relaxed(doc any, trust bool) map[string]any {
 		if st["Effect"] != "Allow" {
 			continue
 		}
-		c := map[string]any{}
-		for k, v := range st {
-			switch k {
-			case "Condition", "NotAction", "NotResource", "Resource", "Sid":
-			default:
-				c[k] = v
-			}
+		c := maps.Clone(st)
+		for _, k := range []string{"Condition", "NotAction", "NotResource", "Resource", "Sid"} {
+			delete(c, k)
 		}
 		c["Action"] = "*"
 		if !trust {
@@ -666,8 +649,7 @@ func neighbours(probes []probe) ([][]neighbourRequest, error) {
 		}
 		p := probes[at[n][0]]
 		a := p.actors[at[n][1]]
-		conds := conditionsOf(p.doc)
-		for _, ctx := range contextsOf(a, conds, p.intended) {
+		for _, ctx := range contextsOf(a, conditionsOf(p.doc), p.intended) {
 			for _, req := range p.requests {
 				out[at[n][0]] = append(out[at[n][0]], neighbourRequest{a, iameval.Question{Principal: a.principal, Action: req[0], Resource: req[1], Account: account,
 					Context: ctx, IdentityPolicies: a.identity, ResourcePolicy: p.doc, Trust: p.trust}})
@@ -727,13 +709,8 @@ var allowAllPolicies = []any{map[string]any{"Version": "2012-10-17", "Statement"
 
 // withIdentity is a context with the keys IAM sets from the principal.
 func withIdentity(principal string, ctx map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range identityOf(principal).context {
-		out[k] = v
-	}
-	for k, v := range ctx {
-		out[k] = v
-	}
+	out := identityOf(principal).context
+	maps.Copy(out, ctx)
 	return out
 }
 

@@ -327,11 +327,8 @@ func guardedOf(e env) ([]guarded, []any) {
 			if strings.HasPrefix(typ, "AWS::IAM::") {
 				continue
 			}
-			for _, prop := range policyProperties {
-				if p[prop] != nil {
-					unread = append(unread, map[string]any{"variant": e.name, "file": fileOf(e, r), "id": id, "property": prop, "type": typ})
-					break
-				}
+			if i := slices.IndexFunc(policyProperties, func(prop string) bool { return p[prop] != nil }); i >= 0 {
+				unread = append(unread, map[string]any{"variant": e.name, "file": fileOf(e, r), "id": id, "property": policyProperties[i], "type": typ})
 			}
 		}
 	}
@@ -346,9 +343,8 @@ func ownResources(e env) []target {
 	for i, r := range e.stacks() {
 		kind := map[int]string{0: "app", 1: "pipeline"}[i]
 		for _, id := range r.ResourceIDs() {
-			label := "this:" + kind + ":" + id
 			if ref, _ := r.Value(map[string]any{"Ref": id}); strings.HasPrefix(fmt.Sprint(ref), "arn:") {
-				out = append(out, target{label, fmt.Sprint(ref), nil})
+				out = append(out, target{"this:" + kind + ":" + id, fmt.Sprint(ref), nil})
 			}
 		}
 		for _, id := range r.ResourcesOfType("AWS::ApiGateway::RestApi") {
@@ -420,9 +416,7 @@ func resourceAccess(envs []env) (map[string]any, []string, error) {
 		unread = append(unread, un...)
 		for _, g := range gs {
 			all = append(all, asked{e, g})
-			if len(g.arns) > 0 {
-				services[strings.SplitN(g.arns[0], ":", 4)[2]] = true
-			}
+			services[strings.SplitN(g.arns[0], ":", 4)[2]] = true
 		}
 	}
 	facts["unread"] = unread

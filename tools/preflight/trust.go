@@ -219,7 +219,6 @@ func trustFacts(envs []env) ([]any, error) {
 	}
 	const trusted = "arn:aws:iam::" + account + ":role/trusted" // the same trust policy asks the same questions
 	var out []any
-	var unused []trustedRole
 	for _, e := range envs {
 		trs, err := rolesOf(e)
 		if err != nil {
@@ -227,7 +226,7 @@ func trustFacts(envs []env) ([]any, error) {
 		}
 		for _, tr := range trs {
 			if len(tr.users) != 1 {
-				unused = append(unused, tr)
+				out = append(out, map[string]any{"variant": tr.variant, "id": tr.id, "file": tr.file, "users": tr.users})
 				continue
 			}
 			a := asked{tr: tr}
@@ -239,9 +238,6 @@ func trustFacts(envs []env) ([]any, error) {
 			}
 			roles = append(roles, a)
 		}
-	}
-	for _, tr := range unused {
-		out = append(out, map[string]any{"variant": tr.variant, "id": tr.id, "file": tr.file, "users": tr.users})
 	}
 	// The rule of conditions (conditions.go): each trust policy is asked by
 	// the principals it names and, where it has conditions, by every
