@@ -62,16 +62,14 @@ func gateFacts(root string, wfs []*workflow, m *makeFile, parsed []ciScript) map
 	out := map[string]any{"packages": pkgs, "staticcheck_conf": confs, "runs": []any{}, "make_vars": map[string]any{}}
 	env := checksEnv(wfs, out)
 	scripts := workflowScripts(wfs)
-	var ciRun *syntax.File
 	var ciCommands []any
 	for _, sc := range parsed {
 		switch {
 		case sc.file == nil:
 		case sc.facts["kind"] == "ci":
-			ciRun = sc.file
-			ciCommands = shCommands(ciRun, shLine(0))
+			ciCommands = shCommands(sc.file, shLine(0))
 			scripts = append(scripts, map[string]any{"file": ".ci/run", "line": 1, "commands": ciCommands})
-			env = append(env, ciRunEnv(ciRun)...)
+			env = append(env, ciRunEnv(sc.file)...)
 		case sc.facts["kind"] == "recipe":
 			line := sc.facts["line"].(int)
 			scripts = append(scripts, map[string]any{"file": "Makefile", "line": line, "target": sc.facts["target"], "commands": shCommands(sc.file, shLine(line-1))})
@@ -108,19 +106,11 @@ func workflowScripts(wfs []*workflow) []any {
 	return out
 }
 
-func nonNil(l []any) []any {
+func nonNil[T any](l []T) []T {
 	if l == nil {
-		return []any{}
+		return []T{}
 	}
 	return l
-}
-
-func mapKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // proofFacts are input.proof: {"file", "reviewed": the snapshot, or null
@@ -300,6 +290,12 @@ func shCommands(f *syntax.File, at func(syntax.Pos) int) []any {
 	}
 	loops := map[*syntax.Stmt][]string{}
 	inSubst := map[*syntax.Stmt]bool{}
+	guarded := guardedStmts(f)
+	var script bytes.Buffer
+	if len(guarded) > 0 {
+		_ = syntax.NewPrinter().Print(&script, f)
+	}
+	var out []any
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.ForClause:
@@ -330,23 +326,13 @@ func shCommands(f *syntax.File, at func(syntax.Pos) int) []any {
 					return true
 				})
 			}
-		}
-		return true
-	})
-	guarded := guardedStmts(f)
-	var script bytes.Buffer
-	if len(guarded) > 0 {
-		_ = syntax.NewPrinter().Print(&script, f)
-	}
-	var out []any
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if s, ok := n.(*syntax.Stmt); ok {
-			if c := commandFact(s, at); c != nil {
-				c["top"] = top[s]
-				c["in_subst"] = inSubst[s]
-				c["loop"] = nonNilStrings(loops[s])
+		case *syntax.Stmt:
+			if c := commandFact(n, at); c != nil {
+				c["top"] = top[n]
+				c["in_subst"] = inSubst[n]
+				c["loop"] = nonNil(loops[n])
 				c["guard"] = ""
-				if guarded[s] {
+				if guarded[n] {
 					c["guard"] = guardOf(script.String(), c["words"].([]string))
 				}
 				out = append(out, c)
@@ -362,9 +348,7 @@ func shCommands(f *syntax.File, at func(syntax.Pos) int) []any {
 // of it, a stamp's key), so that a change of the command's flags is the
 // flags' rules' to judge, and any other change of the script a new guard.
 func guardOf(script string, words []string) string {
-	if len(words) > 0 {
-		script = strings.ReplaceAll(script, strings.Join(words, " "), "")
-	}
+	script = strings.ReplaceAll(script, strings.Join(words, " "), "")
 	sum := sha256.Sum256([]byte(script))
 	return "script sha256:" + hex.EncodeToString(sum[:6])
 }
@@ -413,13 +397,6 @@ func guardedStmts(f *syntax.File) map[*syntax.Stmt]bool {
 		return true
 	})
 	return g
-}
-
-func nonNilStrings(l []string) []string {
-	if l == nil {
-		return []string{}
-	}
-	return l
 }
 
 // commandFact is one statement's command (a call or an export), or nil.
@@ -753,9 +730,7 @@ func patternMatch(p, w string) bool {
 // (MAKEFLAGS), its other words that are no flag are the targets it runs.
 func (r *makeReader) call(args []string, overrides map[string]envVar, file string, line int, root, guard string, depth int) {
 	ov := map[string]envVar{}
-	for k, v := range overrides {
-		ov[k] = v
-	}
+	maps.Copy(ov, overrides)
 	var targets []string
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") {
@@ -787,11 +762,9 @@ type runVia struct {
 // the make calls of its recipe.
 func (r *makeReader) run(target string, via runVia, depth int) {
 	ov := via.ov
-	names := mapKeys(ov)
-	slices.Sort(names)
 	key := target
 	ovFacts := map[string]any{}
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(ov)) {
 		key += "\x00" + n + "=" + ov[n].value
 		ovFacts[n] = ov[n].value
 	}

@@ -39,6 +39,7 @@ package preflight
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -94,14 +95,7 @@ func ciScripts(root string, wfs []*workflow, actions []localAction, m *makeFile)
 	}
 	if m != nil {
 		base := (&makeReader{m: m}).scope(nil, "") // the Makefile's own values, no environment's
-		targets := slices.Sorted(func(yield func(string) bool) {
-			for t := range m.rules {
-				if !yield(t) {
-					return
-				}
-			}
-		})
-		for _, t := range targets {
+		for _, t := range slices.Sorted(maps.Keys(m.rules)) {
 			for _, r := range m.rules[t] {
 				for _, l := range r.recipe {
 					add(fmt.Sprintf("Makefile:%d target %s", l.line, t), base.expand(l.text, t, 0), l.line-1,
@@ -166,7 +160,7 @@ func eventScript(run string) string {
 type stmtWalk struct {
 	src    string
 	offset int
-	out    []map[string]any
+	out    []any
 }
 
 // stmtPlace is where a statement sits.
@@ -179,11 +173,7 @@ type stmtPlace struct {
 func stmtFacts(f *syntax.File, src string, offset int) []any {
 	w := &stmtWalk{src: src, offset: offset}
 	w.list(f.Stmts, stmtPlace{parent: -1, tail: true})
-	out := make([]any, len(w.out))
-	for i, s := range w.out {
-		out[i] = s
-	}
-	return out
+	return nonNil(w.out)
 }
 
 // list reads a list of statements, whose last has the list's tail.
