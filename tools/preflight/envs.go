@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -109,9 +110,7 @@ func loadVariant(root, name string) (env, error) {
 		if err != nil {
 			return env{}, err
 		}
-		for k, v := range edge {
-			params[k] = v
-		}
+		maps.Copy(params, edge)
 	}
 	app, err := samtemplate.Resolve(doc, samtemplate.Stack{Name: stackName, Region: region, Account: account, Partition: partition, Params: params})
 	if err != nil {
@@ -257,11 +256,7 @@ func (e env) managedPolicy(arn string) (any, error) {
 // where names a resource of one of the variant's stacks for a finding:
 // "<LogicalId> (<file>, <variant>)".
 func (e env) where(r *samtemplate.Resolved, id string) string {
-	file := "template.yaml"
-	if r == e.pipeline {
-		file = "pipeline/roles.yaml"
-	}
-	return fmt.Sprintf("%s (%s, %s)", id, file, e.name)
+	return fmt.Sprintf("%s (%s, %s)", id, fileOf(e, r), e.name)
 }
 
 // placedRole is a role with the stack it belongs to.

@@ -33,13 +33,12 @@ func loadActions(root string) []localAction {
 		runs := entryNode(top, "runs")
 		rel, _ := filepath.Rel(root, f)
 		a := localAction{file: filepath.ToSlash(rel)}
-		switch using := entryNode(runs, "using"); {
-		case using == nil:
-		case using.Value == "composite":
+		switch entryValue(runs, "using") {
+		case "composite":
 			if st := entryNode(runs, "steps"); st != nil && st.Kind == yaml.SequenceNode {
 				a.steps = st.Content
 			}
-		case using.Value == "docker":
+		case "docker":
 			a.image = entryNode(runs, "image")
 		}
 		out = append(out, a)
@@ -55,11 +54,7 @@ func actionsFacts(actions []localAction) []any {
 	for _, a := range actions {
 		steps := []any{}
 		for i, s := range a.steps {
-			uses := ""
-			if n := entryNode(s, "uses"); n != nil {
-				uses = n.Value
-			}
-			steps = append(steps, map[string]any{"index": i + 1, "line": s.Line, "uses": uses, "uses_comment": usesComment(s)})
+			steps = append(steps, map[string]any{"index": i + 1, "line": s.Line, "uses": entryValue(s, "uses"), "uses_comment": usesComment(s)})
 		}
 		if a.image != nil {
 			steps = append(steps, map[string]any{"index": 1, "line": a.image.Line, "uses": a.image.Value, "uses_comment": a.image.LineComment})

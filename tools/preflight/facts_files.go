@@ -64,9 +64,7 @@ func makefileFacts(m *makeFile) map[string]any {
 		}
 		rules[t] = list
 	}
-	if assigns != nil {
-		out["assignments"] = assigns
-	}
+	out["assignments"] = nonNil(assigns)
 	out["rules"] = rules
 	return out
 }

@@ -73,15 +73,7 @@ func declaredFacts(docs map[string]*yaml.Node) map[string]any {
 			parts["globals"] = cfnValue(g)
 		}
 		for key, section := range map[string]string{"parameters": "Parameters", "outputs": "Outputs", "resources": "Resources"} {
-			m := entryNode(top, section)
-			if m == nil || m.Kind != yaml.MappingNode {
-				continue
-			}
-			entries := map[string]any{}
-			for i := 0; i+1 < len(m.Content); i += 2 {
-				entries[m.Content[i].Value] = map[string]any{"line": m.Content[i].Line, "value": cfnValue(m.Content[i+1])}
-			}
-			parts[key] = entries
+			parts[key] = entryFacts(entryNode(top, section), cfnValue)
 		}
 	}
 	return out

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,10 +77,7 @@ func stacksFacts(envs []env, places map[string]map[string]int) []any {
 			stacks = append(stacks, probe)
 		}
 		for _, r := range stacks {
-			file := "template.yaml"
-			if r == e.pipeline {
-				file = "pipeline/roles.yaml"
-			}
+			file := fileOf(e, r)
 			resources := map[string]any{}
 			for _, id := range r.ResourceIDs() {
 				res, _ := r.Resource(id)
@@ -95,8 +93,7 @@ func stacksFacts(envs []env, places map[string]map[string]int) []any {
 			}
 			absent := map[string]any{}
 			for id := range declared {
-				if _, ok := r.Resource(id); ok && !r.Exists(id) && file == "template.yaml" {
-					res, _ := r.Resource(id)
+				if res, ok := r.Resource(id); ok && !r.Exists(id) && file == "template.yaml" {
 					_, line := sourceOf(places[file], id)
 					absent[id] = map[string]any{"type": res["Type"], "condition": res["Condition"], "line": line}
 				}
@@ -123,11 +120,7 @@ func apisFacts(r *samtemplate.Resolved) ([]any, []any) {
 	for _, api := range apis {
 		routes, authorizers := []any{}, []any{}
 		for _, rt := range api.routes {
-			resource := rt.resource
-			if resource == "" {
-				resource = api.id
-			}
-			routes = append(routes, map[string]any{"name": rt.name(), "method": rt.method, "path": rt.path, "resource": resource,
+			routes = append(routes, map[string]any{"name": rt.name(), "method": rt.method, "path": rt.path, "resource": cmp.Or(rt.resource, api.id),
 				"authorized": rt.authorized, "instead": rt.instead, "function": fns[rt.function]})
 		}
 		for fn := range api.authorizers {
@@ -189,9 +182,7 @@ func evidenceProbe(e env) (*samtemplate.Resolved, error) {
 	}
 	s := e.app.Stack()
 	params := map[string]string{}
-	for k, v := range s.Params {
-		params[k] = v
-	}
+	maps.Copy(params, s.Params)
 	declared, _ := doc["Parameters"].(map[string]any)
 	if _, ok := declared[accessLogsParam]; ok && paramValue(e.app, accessLogsParam) == "off" {
 		params[accessLogsParam] = "use-account-role"

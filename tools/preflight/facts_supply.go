@@ -70,23 +70,15 @@ func npmLockFacts(path string) map[string]any {
 	var list []any
 	for i := 0; i+1 < len(pkgs.Content); i += 2 {
 		k, v := pkgs.Content[i], pkgs.Content[i+1]
-		scalar := func(key string) string {
-			if n := entryNode(v, key); n != nil {
-				return n.Value
-			}
-			return ""
-		}
 		resolvedLine := k.Line
 		if n, _ := yamlEntry(v, "resolved"); n != nil {
 			resolvedLine = n.Line
 		}
-		list = append(list, map[string]any{"path": k.Value, "line": k.Line, "version": scalar("version"),
-			"resolved": scalar("resolved"), "resolved_line": resolvedLine, "integrity": scalar("integrity"),
-			"link": scalar("link") == "true"})
+		list = append(list, map[string]any{"path": k.Value, "line": k.Line, "version": entryValue(v, "version"),
+			"resolved": entryValue(v, "resolved"), "resolved_line": resolvedLine, "integrity": entryValue(v, "integrity"),
+			"link": entryValue(v, "link") == "true"})
 	}
-	if list != nil {
-		out["packages"] = list
-	}
+	out["packages"] = nonNil(list)
 	return out
 }
 
@@ -94,9 +86,8 @@ func npmLockFacts(path string) map[string]any {
 // every Fn::Transform) and the Lambda layers (Globals' and each
 // resource's) of template.yaml as written, whose top node is root.
 func templateSourceFacts(root *yaml.Node) map[string]any {
-	out := map[string]any{"file": "template.yaml", "transforms": []any{}, "layers": []any{}}
 	if root == nil {
-		return out
+		return map[string]any{"file": "template.yaml", "transforms": []any{}, "layers": []any{}}
 	}
 	transforms, layers := []any{}, []any{}
 	if t := entryNode(root, "Transform"); t != nil {
@@ -112,14 +103,7 @@ func templateSourceFacts(root *yaml.Node) map[string]any {
 	walk = func(n *yaml.Node) {
 		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
 			if k, v := n.Content[i], n.Content[i+1]; k.Value == "Fn::Transform" {
-				name, loc := "", ""
-				if x := entryNode(v, "Name"); x != nil {
-					name = x.Value
-				}
-				if x := entryNode(entryNode(v, "Parameters"), "Location"); x != nil {
-					loc = x.Value
-				}
-				transforms = append(transforms, map[string]any{"line": k.Line, "name": name, "location": loc})
+				transforms = append(transforms, map[string]any{"line": k.Line, "name": entryValue(v, "Name"), "location": entryValue(entryNode(v, "Parameters"), "Location")})
 			}
 		}
 		for _, c := range n.Content {
@@ -143,8 +127,7 @@ func templateSourceFacts(root *yaml.Node) map[string]any {
 			layersOf(res.Content[i].Value, entryNode(res.Content[i+1], "Properties"))
 		}
 	}
-	out["transforms"], out["layers"] = transforms, layers
-	return out
+	return map[string]any{"file": "template.yaml", "transforms": transforms, "layers": layers}
 }
 
 // layerRef is a layer as written: a string, or an intrinsic in its short

@@ -34,17 +34,13 @@ func templateFacts(file string, root *yaml.Node) map[string]any {
 	if res := entryNode(root, "Resources"); res != nil && res.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(res.Content); i += 2 {
 			id, r := res.Content[i], res.Content[i+1]
-			typ := ""
-			if t := entryNode(r, "Type"); t != nil {
-				typ = t.Value
-			}
 			props := map[string]any{}
 			if p := entryNode(r, "Properties"); p != nil && p.Kind == yaml.MappingNode {
 				for k := 0; k+1 < len(p.Content); k += 2 {
 					props[p.Content[k].Value] = p.Content[k].Line
 				}
 			}
-			resources = append(resources, map[string]any{"id": id.Value, "type": typ, "line": id.Line, "properties": props})
+			resources = append(resources, map[string]any{"id": id.Value, "type": entryValue(r, "Type"), "line": id.Line, "properties": props})
 		}
 	}
 	scalars := []any{}
@@ -52,7 +48,7 @@ func templateFacts(file string, root *yaml.Node) map[string]any {
 	walk = func(n *yaml.Node) {
 		if n.Kind == yaml.ScalarNode {
 			value := n.Value
-			if n.Tag == "!GetAtt" || strings.HasPrefix(n.Tag, "!") {
+			if strings.HasPrefix(n.Tag, "!") {
 				value = n.Tag + " " + value
 			}
 			if secretKeyAttrRe.MatchString(n.Value) {
@@ -107,7 +103,7 @@ func oidcRoleFacts(r *yaml.Node) map[string]any {
 // GitHub's OIDC tokens assume it, for a sub that names an environment.
 func trustsGitHubOIDC(res *yaml.Node) bool {
 	trust := entryNode(entryNode(res, "Properties"), "AssumeRolePolicyDocument")
-	if t := entryNode(res, "Type"); t == nil || t.Value != "AWS::IAM::Role" || trust == nil {
+	if entryValue(res, "Type") != "AWS::IAM::Role" || trust == nil {
 		return false
 	}
 	web, sub := false, false

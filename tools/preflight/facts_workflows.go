@@ -8,6 +8,7 @@ package preflight
 // file's.
 
 import (
+	"cmp"
 	"regexp"
 	"strings"
 
@@ -51,14 +52,15 @@ func yamlValue(n *yaml.Node) any {
 }
 
 // entryFacts are the keys of a mapping with their lines and values:
-// {"KEY": {"line": n, "value": v}}.
-func entryFacts(m *yaml.Node) map[string]any {
+// {"KEY": {"line": n, "value": value(the key's node)}}, value being
+// yamlValue or cfnValue.
+func entryFacts(m *yaml.Node, value func(*yaml.Node) any) map[string]any {
 	out := map[string]any{}
 	if m == nil || m.Kind != yaml.MappingNode {
 		return out
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		out[m.Content[i].Value] = map[string]any{"line": m.Content[i].Line, "value": yamlValue(m.Content[i+1])}
+		out[m.Content[i].Value] = map[string]any{"line": m.Content[i].Line, "value": value(m.Content[i+1])}
 	}
 	return out
 }
@@ -67,19 +69,16 @@ var matrixRef = regexp.MustCompile(`^\$\{\{\s*matrix\.([A-Za-z0-9_-]+)\s*\}\}$`)
 
 // workflowFacts are one workflow's facts.
 func workflowFacts(w *workflow) map[string]any {
-	file := ".github/workflows/" + w.file
-	top := entryFacts(w.root)
 	var triggers []any
 	for _, t := range w.triggers() {
 		triggers = append(triggers, map[string]any{"event": t.event, "line": t.line, "config": yamlValue(t.cfg)})
 	}
 	var jobs []any
 	for _, name := range w.order {
-		j := w.Jobs[name]
-		jobs = append(jobs, jobFacts(w, j))
+		jobs = append(jobs, jobFacts(w, w.Jobs[name]))
 	}
 	return map[string]any{
-		"file": file, "name": w.file, "top": top, "triggers": triggers, "jobs": jobs,
+		"file": ".github/workflows/" + w.file, "name": w.file, "top": entryFacts(w.root, yamlValue), "triggers": triggers, "jobs": jobs,
 		"secret_refs": secretRefs(entryNode(w.root, "env")),
 	}
 }
@@ -89,28 +88,22 @@ func entryNode(m *yaml.Node, key string) *yaml.Node {
 	return v
 }
 
+// entryValue is the value of key's node in a mapping node, "" for none.
+func entryValue(m *yaml.Node, key string) string {
+	if v := entryNode(m, key); v != nil {
+		return v.Value
+	}
+	return ""
+}
+
 func jobFacts(w *workflow, j job) map[string]any {
-	keys := entryFacts(j.node)
 	labels := []string{}
 	if _, n := yamlEntry(j.node, "runs-on"); n != nil {
 		labels = runnerLabels(j, n)
 	}
 	var steps []any
 	for i, s := range j.Steps {
-		shell := s.Shell
-		if shell == "" {
-			shell = j.Defaults.Run.Shell
-		}
-		if shell == "" {
-			shell = w.Defaults.Run.Shell
-		}
-		label := s.Name
-		if label == "" {
-			label, _, _ = strings.Cut(s.Uses, "@")
-		}
-		if label == "" {
-			label = squeeze(s.Run, 40)
-		}
+		shell := cmp.Or(s.Shell, j.Defaults.Run.Shell, w.Defaults.Run.Shell)
 		with := map[string]any{}
 		for k, v := range s.With {
 			with[k] = v
@@ -120,8 +113,8 @@ func jobFacts(w *workflow, j job) map[string]any {
 			node = st.Content[i]
 		}
 		steps = append(steps, map[string]any{
-			"index": i + 1, "line": s.line, "label": label, "uses": s.Uses, "action": s.action(),
-			"run": s.Run, "shell": shell, "if": s.If, "with": with, "keys": entryFacts(node),
+			"index": i + 1, "line": s.line, "label": s.label(), "uses": s.Uses, "action": s.action(),
+			"run": s.Run, "shell": shell, "if": s.If, "with": with, "keys": entryFacts(node, yamlValue),
 			"calls": topCalls(s.Run), "uses_comment": usesComment(node),
 		})
 	}
@@ -130,7 +123,7 @@ func jobFacts(w *workflow, j job) map[string]any {
 		env = j.environment()
 	}
 	return map[string]any{
-		"name": j.name, "line": j.line, "keys": keys, "uses": j.Uses, "uses_comment": usesComment(j.node), "if": j.If, "needs": j.needs(),
+		"name": j.name, "line": j.line, "keys": entryFacts(j.node, yamlValue), "uses": j.Uses, "uses_comment": usesComment(j.node), "if": j.If, "needs": j.needs(),
 		"environment": env, "has_environment": hasEnv, "runner_labels": labels,
 		"secret_refs": secretRefs(j.node), "secrets_passed": !j.Secrets.IsZero(), "steps": steps,
 	}

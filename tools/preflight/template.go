@@ -151,10 +151,9 @@ func restAPIsOf(r *samtemplate.Resolved) ([]*restAPI, []any) {
 				}
 				authorized, instead := guardedBy(sec, schemes)
 				rt := apiRoute{method: method, path: path, authorized: authorized, instead: instead}
-				if integration, ok := op["x-amazon-apigateway-integration"].(map[string]any); ok {
-					if uri, ok := integration["uri"].(string); ok && strings.Contains(uri, ":lambda:path/") {
-						rt.function = functionName(uri)
-					}
+				integration, _ := op["x-amazon-apigateway-integration"].(map[string]any)
+				if uri, ok := integration["uri"].(string); ok && strings.Contains(uri, ":lambda:path/") {
+					rt.function = functionName(uri)
 				}
 				api.routes = append(api.routes, rt)
 			}
@@ -163,9 +162,8 @@ func restAPIsOf(r *samtemplate.Resolved) ([]*restAPI, []any) {
 	// Authorizers, stages and methods declared as resources of their own.
 	authorizerFns := map[string]string{} // AWS::ApiGateway::Authorizer id -> function name
 	for _, id := range r.ResourcesOfType("AWS::ApiGateway::Authorizer") {
-		raw := rawProperties(r, id)
 		p, _ := r.Properties(id)
-		api := byID[samtemplate.RefTo(raw["RestApiId"])]
+		api := byID[samtemplate.RefTo(rawProperties(r, id)["RestApiId"])]
 		uri, _ := p["AuthorizerUri"].(string)
 		typ, _ := p["Type"].(string)
 		if api == nil || (typ != "TOKEN" && typ != "REQUEST") || fns[functionName(uri)] == "" {
@@ -210,10 +208,9 @@ func restAPIsOf(r *samtemplate.Resolved) ([]*restAPI, []any) {
 		default:
 			rt.instead = "AuthorizationType " + cmp.Or(authType, "NONE")
 		}
-		if integration, ok := p["Integration"].(map[string]any); ok {
-			if uri, ok := integration["Uri"].(string); ok && strings.Contains(uri, ":lambda:path/") {
-				rt.function = functionName(uri)
-			}
+		integration, _ := p["Integration"].(map[string]any)
+		if uri, ok := integration["Uri"].(string); ok && strings.Contains(uri, ":lambda:path/") {
+			rt.function = functionName(uri)
 		}
 		api.routes = append(api.routes, rt)
 	}

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -78,6 +79,13 @@ func (s step) action() string {
 	return strings.ToLower(a)
 }
 
+// label names the step in a finding: its name, else its uses: without
+// the ref, else its run: squeezed onto one line.
+func (s step) label() string {
+	uses, _, _ := strings.Cut(s.Uses, "@")
+	return cmp.Or(s.Name, uses, squeeze(s.Run, 40))
+}
+
 // needs lists the jobs a job waits for.
 func (j job) needs() []string {
 	switch n := j.Needs.(type) {
@@ -108,14 +116,7 @@ func (j job) environment() string {
 
 func (w *workflow) whereStep(j job, i int) string {
 	s := j.Steps[i]
-	label := s.Name
-	if label == "" {
-		label, _, _ = strings.Cut(s.Uses, "@")
-	}
-	if label == "" {
-		label = squeeze(s.Run, 40)
-	}
-	return fmt.Sprintf(".github/workflows/%s:%d job %s, step %d %q", w.file, s.line, j.name, i+1, label)
+	return fmt.Sprintf(".github/workflows/%s:%d job %s, step %d %q", w.file, s.line, j.name, i+1, s.label())
 }
 
 func loadWorkflows(dir string) ([]*workflow, error) {
