@@ -116,12 +116,8 @@ func loadBook(fsys fs.FS) (*Book, error) {
 			return nil, fmt.Errorf("%s and %s share the ID %s", b.Rules[i-1].File, b.Rules[i].File, b.Rules[i].ID)
 		}
 	}
-	rules := map[string]*ast.Module{}
-	for p, m := range b.modules {
-		if !strings.HasSuffix(p, "_test.rego") {
-			rules[p] = m
-		}
-	}
+	rules := maps.Clone(b.modules)
+	maps.DeleteFunc(rules, func(p string, _ *ast.Module) bool { return strings.HasSuffix(p, "_test.rego") })
 	compiler := ast.NewCompiler()
 	if compiler.Compile(rules); compiler.Failed() {
 		return nil, fmt.Errorf("the rule book: %w", compiler.Errors)
@@ -229,9 +225,8 @@ func ruleOf(m *ast.Module, file, pkg string) (Rule, error) {
 		}
 		s := func(k string) string { v, _ := a.Custom[k].(string); return strings.TrimSpace(v) }
 		r := Rule{ID: s("id"), Title: a.Title, Danger: s("danger"), Fix: s("fix"), Package: pkg, File: file}
-		for _, rr := range a.RelatedResources {
-			r.Source = rr.Ref.String()
-			break
+		if len(a.RelatedResources) > 0 {
+			r.Source = a.RelatedResources[0].Ref.String()
 		}
 		switch {
 		case !ruleIDForm.MatchString(r.ID):
@@ -332,10 +327,10 @@ func samePointer(x, y ast.Value) bool {
 }
 
 func str(v any) string {
-	if v == nil {
+	switch s := v.(type) {
+	case nil:
 		return ""
-	}
-	if s, ok := v.(string); ok {
+	case string:
 		return s
 	}
 	return fmt.Sprint(v)

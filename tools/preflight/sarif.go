@@ -39,7 +39,6 @@ func WriteSARIF(w io.Writer, rules []Rule, findings []Finding) error {
 	}
 	results := []any{}
 	for _, f := range findings {
-		line := max(f.Line, 1)
 		text := f.Rule
 		if f.Fix != "" {
 			text += "; fix: " + f.Fix
@@ -48,7 +47,7 @@ func WriteSARIF(w io.Writer, rules []Rule, findings []Finding) error {
 			"ruleId": f.ID, "level": "error", "message": sarifMessage{text},
 			"locations": []any{map[string]any{"physicalLocation": map[string]any{
 				"artifactLocation": map[string]any{"uri": f.File, "uriBaseId": "%SRCROOT%"},
-				"region":           map[string]any{"startLine": line},
+				"region":           map[string]any{"startLine": max(f.Line, 1)},
 			}}},
 		})
 	}

@@ -61,8 +61,7 @@ func stacksOf(root string) (*stackPart, error) {
 		fmt.Fprintf(h, "%s %d %t\n", f, len(raw), err == nil)
 		h.Write(raw)
 	}
-	var key [sha256.Size]byte
-	copy(key[:], h.Sum(nil))
+	key := [sha256.Size]byte(h.Sum(nil))
 	f, _ := stackParts.LoadOrStore(key, sync.OnceValues(func() (*stackPart, error) { return readStacks(root, key) }))
 	return f.(func() (*stackPart, error))()
 }
@@ -198,12 +197,10 @@ func sourceOf(lines map[string]int, id string) (string, int) {
 // logicalIDLines are the lines of a template's resources, by logical id.
 func logicalIDLines(path string) map[string]int {
 	out := map[string]int{}
-	res := entryNode(readYAML(path), "Resources")
-	if res == nil {
-		return out
-	}
-	for i := 0; i+1 < len(res.Content); i += 2 {
-		out[res.Content[i].Value] = res.Content[i].Line
+	if res := entryNode(readYAML(path), "Resources"); res != nil {
+		for i := 0; i+1 < len(res.Content); i += 2 {
+			out[res.Content[i].Value] = res.Content[i].Line
+		}
 	}
 	return out
 }

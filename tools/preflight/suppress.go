@@ -81,31 +81,26 @@ func suppress(root string, findings []Finding, allow *Allowlist) ([]Finding, err
 				ig.used, accepted = true, true
 			}
 		}
-		if allow != nil {
-			for i, e := range allow.Entries {
-				if e.Kind == kindFinding && e.What == f.ID+" "+f.File && strings.TrimSpace(e.Reason) != "" {
-					used[i], accepted = true, true
-				}
+		for i, e := range allow.Entries {
+			if e.Kind == kindFinding && e.What == f.ID+" "+f.File && strings.TrimSpace(e.Reason) != "" {
+				used[i], accepted = true, true
 			}
 		}
 		if !accepted {
 			out = append(out, f)
 		}
 	}
-	book := suppressionRule
 	for _, ig := range igs {
 		switch {
 		case ig.reason == "":
-			out = append(out, Finding{ID: book.ID, File: ig.file, Line: ig.line, Rule: fmt.Sprintf("ignore[%s] gives no reason, so it accepts nothing", ig.id), Fix: "say after ignore[...] why the finding is meant"})
+			out = append(out, Finding{ID: suppressionRule.ID, File: ig.file, Line: ig.line, Rule: fmt.Sprintf("ignore[%s] gives no reason, so it accepts nothing", ig.id), Fix: "say after ignore[...] why the finding is meant"})
 		case !ig.used:
-			out = append(out, Finding{ID: book.ID, File: ig.file, Line: ig.line, Rule: fmt.Sprintf("ignore[%s] is stale: no %s finding on this line or the next", ig.id, ig.id), Fix: "remove it"})
+			out = append(out, Finding{ID: suppressionRule.ID, File: ig.file, Line: ig.line, Rule: fmt.Sprintf("ignore[%s] is stale: no %s finding on this line or the next", ig.id, ig.id), Fix: "remove it"})
 		}
 	}
-	if allow != nil {
-		for i, e := range allow.Entries {
-			if e.Kind == kindFinding && !used[i] {
-				out = append(out, Finding{ID: book.ID, File: AllowlistFile, Rule: fmt.Sprintf("entry %d (finding %q) is stale or has no reason: it accepts no finding", i+1, e.What), Fix: "remove the entry, or give it the reason"})
-			}
+	for i, e := range allow.Entries {
+		if e.Kind == kindFinding && !used[i] {
+			out = append(out, Finding{ID: suppressionRule.ID, File: AllowlistFile, Rule: fmt.Sprintf("entry %d (finding %q) is stale or has no reason: it accepts no finding", i+1, e.What), Fix: "remove the entry, or give it the reason"})
 		}
 	}
 	return out, nil
