@@ -51,9 +51,7 @@ refused := {g.line | some g in outsider}
 
 # The keys that tell who or where a caller is, as Access Analyzer counts
 # them.
-restricting(k) if startswith(lower(k), "aws:principal")
-
-restricting(k) if startswith(lower(k), "aws:source")
+restricting(k) if strings.any_prefix_match(lower(k), ["aws:principal", "aws:source"])
 
 restricting(k) if contains(split(lower(k), ":")[0], ".")
 

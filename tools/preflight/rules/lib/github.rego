@@ -124,5 +124,11 @@ waits(w, from) := set() if {
 	runs_after_failure(j)
 }
 
+# A block scalar's script starts on the line after run:; a plain one on
+# run:'s own line.
+run_line(s, i) := (s.keys.run.line + 1) + i if contains(s.run, "\n")
+
+else := s.keys.run.line
+
 # step_where is a step's label for a finding.
 step_where(j, s) := sprintf("job %s, step %d %q", [j.name, s.index, s.label])

@@ -2,14 +2,14 @@
 # a step's script runs, each with the line a person edits.
 package preflight.lib.leaks
 
+import data.preflight.lib.github
+
 # credentials(w, j, s) are the credentials step s can read: AWS keys a
 # configure-aws-credentials step earlier in its job exported, the OIDC
 # request token of a job with id-token: write (every step's environment
 # holds ACTIONS_ID_TOKEN_REQUEST_TOKEN), and the secrets its env, the job's
 # or the workflow's names.
-credentials(w, j, s) := {why |
-	some why in (aws(j, s) | oidc(w, j)) | secrets(w, j, s)
-}
+credentials(w, j, s) := (aws(j, s) | oidc(w, j)) | secrets(w, j, s)
 
 aws(j, s) := {sprintf("the AWS credentials of step %d (configure-aws-credentials)", [c.index]) |
 	some c in j.steps
@@ -19,14 +19,10 @@ aws(j, s) := {sprintf("the AWS credentials of step %d (configure-aws-credentials
 
 oidc(w, j) := {"the OIDC request token (id-token: write)"} if {
 	p := object.get(j, ["keys", "permissions", "value"], object.get(w, ["top", "permissions", "value"], {}))
-	grants_id_token(p)
+	github.grants_id_token(p)
 }
 
 else := set()
-
-grants_id_token(p) if p == "write-all"
-
-grants_id_token(p) if p["id-token"] == "write"
 
 secrets(w, j, s) := {m |
 	some text in [
@@ -42,7 +38,7 @@ secrets(w, j, s) := {m |
 # run_lines are a step's script lines that are not comments, a line that
 # ends in a backslash joined with the next as bash joins them ("Escape
 # Character"): {"line" (the first), "text"}.
-run_lines(s) := {{"line": run_line(s, i), "text": joined(lines, i)} |
+run_lines(s) := {{"line": github.run_line(s, i), "text": joined(lines, i)} |
 	lines := split(object.get(s, "run", ""), "\n")
 	some i, l in lines
 	not continues(lines, i)
@@ -54,14 +50,7 @@ continues(lines, i) if endswith(lines[i - 1], "\\")
 
 joined(lines, i) := concat(" ", [trim_suffix(lines[k], "\\") | some k in numbers.range(i, last(lines, i))])
 
-last(lines, i) := min(ends) if {
-	ends := {k | some k, l in lines; k >= i; not endswith(l, "\\")}
-	count(ends) > 0
-} else := count(lines) - 1
-
-run_line(s, i) := (s.keys.run.line + 1) + i if contains(s.run, "\n")
-
-else := s.keys.run.line
+last(lines, i) := min({k | some k, l in lines; k >= i; not endswith(l, "\\")} | {count(lines) - 1})
 
 # held is a step's credentials, said for a finding.
 held(w, j, s) := concat(", ", sort(credentials(w, j, s)))

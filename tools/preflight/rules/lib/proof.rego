@@ -25,7 +25,6 @@ reviewed := input.proof.reviewed
 # alone.
 fuzz_targets contains t if {
 	some c in checks.fuzz_tests
-	count(c.loop) > 0
 	some t in c.loop
 }
 
@@ -54,9 +53,7 @@ fuzz_time := t if {
 	times := {v | some c in checks.fuzz_tests; v := flag_value(checks.args_of(c), "fuzztime")}
 	count(times) == 1
 	some t in times
-} else := "" if count(checks.fuzz_tests) == 0
-
-else := concat(" ", sort({v | some c in checks.fuzz_tests; v := flag_value(checks.args_of(c), "fuzztime")}))
+} else := concat(" ", sort({v | some c in checks.fuzz_tests; v := flag_value(checks.args_of(c), "fuzztime")}))
 
 # at_least(now, was): a fuzz time as long as the reviewed one, both counts
 # or both durations.
@@ -163,15 +160,11 @@ staticcheck := {
 	"tests": staticcheck_tests,
 }
 
-staticcheck_tests := false if staticcheck_skips_tests
-
-else := true
-
-staticcheck_skips_tests if {
+staticcheck_tests := false if {
 	some c in tool_calls("staticcheck")
 	some w in c.words
 	w in {"-tests=false", "--tests=false"}
-}
+} else := true
 
 # ---- gosec (github.com/securego/gosec, "Usage": -exclude, -include,
 # -exclude-dir, -severity, -confidence, -no-fail) ----
@@ -182,9 +175,7 @@ gosec_list(name) := sort({x |
 	v := flag_value(gosec_args, name)
 	some x in split(v, ",")
 	x != ""
-}) if flag_value(gosec_args, name)
-
-else := []
+})
 
 gosec := {
 	"excluded": gosec_list("exclude"),
@@ -199,14 +190,10 @@ gosec_flag(name, fallback) := v if v := flag_value(gosec_args, name)
 
 else := fallback
 
-gosec_fails := false if gosec_no_fail
-
-else := true
-
-gosec_no_fail if {
+gosec_fails := false if {
 	some w in gosec_args
 	checks.flag_name(w) == "no-fail"
-}
+} else := true
 
 levels := {"low": 0, "medium": 1, "high": 2}
 

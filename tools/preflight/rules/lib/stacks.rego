@@ -48,12 +48,9 @@ source(s, raw, value) := sprintf(" (%s=%v in %s's parameters)", [raw.Ref, s.para
 
 as_list(x) := x if is_array(x)
 
-as_list(null) := []
+else := [] if x == null
 
-as_list(x) := [x] if {
-	not is_array(x)
-	x != null
-}
+else := [x]
 
 # is_true reads a boolean property as CloudFormation does: true or "true".
 is_true(v) if lower(sprintf("%v", [v])) == "true"
@@ -108,14 +105,11 @@ deployment_config(s, g) := name if {
 
 written_type(s, fn) := object.get(input.declared, [s.file, "resources", fn, "value", "Properties", "DeploymentPreference", "Type"], object.get(input.declared, [s.file, "globals", "Function", "DeploymentPreference", "Type"], null))
 
-resolved(_, t) := t if is_string(t)
+resolved(s, t) := t if is_string(t)
 
-resolved(s, t) := s.params[t.Ref] if s.params[t.Ref]
+else := s.params[t.Ref] if s.params[t.Ref]
 
-resolved(s, t) := input.declared[s.file].parameters[t.Ref].value.Default if {
-	t.Ref
-	not s.params[t.Ref]
-}
+else := input.declared[s.file].parameters[t.Ref].value.Default if t.Ref
 
 # SAM prefixes CodeDeploy's predefined Lambda configurations; any other
 # Type names a configuration of the account.

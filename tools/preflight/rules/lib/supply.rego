@@ -7,7 +7,7 @@ import data.preflight.lib.github
 
 # script_lines are every line of a workflow's run: step, of .ci/run and of
 # the Makefile's recipes: {"file", "line", "text", "where"}.
-script_lines contains {"file": w.file, "line": run_line(s, i), "text": l, "where": github.step_where(j, s)} if {
+script_lines contains {"file": w.file, "line": github.run_line(s, i), "text": l, "where": github.step_where(j, s)} if {
 	some w in input.workflows
 	some j in w.jobs
 	some s in j.steps
@@ -28,12 +28,6 @@ script_lines contains {"file": input.makefile.file, "line": l.line, "text": l.te
 }
 
 comment(l) if startswith(trim_space(l), "#")
-
-# A block scalar's script starts on the line after run:; a plain one on
-# run:'s own line.
-run_line(s, i) := (s.keys.run.line + 1) + i if contains(s.run, "\n")
-
-else := s.keys.run.line
 
 # settings are the variables a build sets for what it runs:
 # {"file", "line", "name", "value", "where"}: a workflow's env: (its own, a

@@ -108,12 +108,7 @@ ends(words) if {
 	count(words) > 1
 }
 
-ends(words) if {
-	words[0] == "exit"
-	count(words) == 1
-}
-
-ends(words) if words == ["exit", "0"]
+ends(words) if words in {["exit"], ["exit", "0"]}
 
 deny contains {"file": sc.file, "line": s.line, "msg": sprintf("`make %s` with flags %v (-i ignores errors, -n runs nothing)", [target, flags(s)])} if {
 	some sc in run

@@ -47,11 +47,7 @@ sources(sc, s) := {sprintf("v:%s", [r]) | some t in shell.within(sc, s); some r 
 
 dumps(sc, s) := {"env" | some t in shell.within(sc, s); t.kind == "call"; dump(t.words)}
 
-dump(["env"])
-
-dump(["printenv"])
-
-dump(["set"])
+dump(words) if words in {["env"], ["printenv"], ["set"]}
 
 dump(words) if {
 	count(words) == 2

@@ -124,8 +124,6 @@ has_output(a) if {
 
 remote_name(a) if a[0] == "wget"
 
-remote_name(a) if "-O" in a
-
 remote_name(a) if {
 	a[0] == "curl"
 	some w in a

@@ -87,9 +87,7 @@ deny contains finding(sc, s, what) if {
 
 local(w) if w == "."
 
-local(w) if startswith(w, "./")
-
-local(w) if startswith(w, "/")
+local(w) if strings.any_prefix_match(w, ["./", "/"])
 
 pip_what(w) := "pip installs a package named at run time" if shell.computed(w)
 
