@@ -59,10 +59,7 @@ url(s) := {"scheme": lower(m[1]), "host": m[2], "path": m[3], "query": m[4], "fr
 }
 
 https_issuer(issuer) if {
-	u := url(issuer)
-	u.scheme == "https"
-	u.query == ""
-	u.fragment == ""
+	url(issuer).scheme == "https"
 	not contains(issuer, "?")
 	not contains(issuer, "#")
 }

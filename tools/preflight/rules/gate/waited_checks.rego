@@ -8,7 +8,6 @@
 #   fix: wait for each background check (wait $pid) and end the recipe with exit 1 when one failed
 package preflight.rules.waited_checks
 
-
 deny contains {"file": "Makefile", "line": c.line, "msg": msg} if {
 	some r in input.gate.runs
 	some c in r.commands
@@ -20,7 +19,6 @@ deny contains {"file": "Makefile", "line": c.line, "msg": msg} if {
 
 fails_on_wait(r) if {
 	some w in r.commands
-	count(w.words) > 0
 	w.words[0] == "wait"
 	some e in r.commands
 	count(e.words) == 2

@@ -18,12 +18,9 @@ line := c.line if {
 	some c in proof.tool_calls("gosec")
 } else := 0
 
-less contains sprintf("rule %s excluded", [x]) if {
-	some x in {p | some p in now.excluded} - {p | some p in was.excluded}
-}
-
-less contains sprintf("directory %s excluded", [x]) if {
-	some x in {p | some p in now.exclude_dirs} - {p | some p in was.exclude_dirs}
+less contains sprintf("%s %s excluded", [what, x]) if {
+	some what, field in {"rule": "excluded", "directory": "exclude_dirs"}
+	some x in {p | some p in now[field]} - {p | some p in was[field]}
 }
 
 less contains sprintf("only %s included", [concat(",", now.included)]) if {

@@ -19,23 +19,18 @@ truthy(v) if contains(v, "${{")
 input_of(s, k) := object.get(s.with, k, "")
 
 on(s) if {
-	s.action == "actions/cache"
+	s.action in {"actions/cache", "swatinem/rust-cache"}
 	input_of(s, "lookup-only") != "true"
 }
 
 on(s) if {
-	s.action in {"actions/setup-java", "actions/setup-python", "graalvm/setup-graalvm"}
+	s.action in {"actions/setup-java", "actions/setup-python", "graalvm/setup-graalvm", "actions/setup-node"}
 	input_of(s, "cache") != ""
 }
 
 on(s) if {
 	s.action in {"actions/setup-go", "actions-rust-lang/setup-rust-toolchain", "jdx/mise-action"}
 	input_of(s, "cache") != "false"
-}
-
-on(s) if {
-	s.action == "actions/setup-node"
-	input_of(s, "cache") != ""
 }
 
 on(s) if {
@@ -51,11 +46,6 @@ on(s) if {
 on(s) if {
 	s.action == "astral-sh/setup-uv"
 	input_of(s, "enable-cache") != "false"
-}
-
-on(s) if {
-	s.action == "swatinem/rust-cache"
-	input_of(s, "lookup-only") != "true"
 }
 
 on(s) if {

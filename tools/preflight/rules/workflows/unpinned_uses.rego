@@ -16,10 +16,7 @@ pinned(uses) if startswith(uses, "./")
 
 pinned(uses) if regex.match(`^docker://[^@\s]+@sha256:[0-9a-f]{64}$`, uses)
 
-pinned(uses) if {
-	not startswith(uses, "docker://")
-	regex.match(`^[^@\s]+@[0-9a-f]{40}$`, uses)
-}
+pinned(uses) if sha_pinned(uses)
 
 deny contains {"file": w.file, "line": j.line, "msg": sprintf("job %s: `%s` is not pinned to a commit", [j.name, j.uses])} if {
 	some w in input.workflows
