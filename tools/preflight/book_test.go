@@ -3,6 +3,7 @@ package preflight
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"testing/fstest"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/format"
 	"github.com/open-policy-agent/opa/v1/tester"
 )
 
@@ -54,6 +56,37 @@ func TestRuleFixtures(t *testing.T) {
 
 func containsWord(name, w string) bool {
 	return len(name) > len("test_"+w) && name[:len("test_"+w)] == "test_"+w
+}
+
+// Every file of the book, fixtures too, is as `opa fmt` writes it (OPA's
+// format package; Regal's style rule opa-fmt), as every Go file is as gofmt
+// writes it: a diff of a rule shows what changed, not how it was typed.
+// UPDATE_PREFLIGHT=1 rewrites them.
+func TestRulesAreInOPAFormat(t *testing.T) {
+	t.Parallel()
+	err := fs.WalkDir(rulesFS, "rules", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
+			return err
+		}
+		raw, err := fs.ReadFile(rulesFS, p)
+		if err != nil {
+			return err
+		}
+		want, err := format.Source(p, raw)
+		switch {
+		case err != nil:
+			t.Errorf("%s: %v", p, err)
+		case string(want) == string(raw):
+		case os.Getenv("UPDATE_PREFLIGHT") == "1":
+			return os.WriteFile(p, want, 0o644)
+		default:
+			t.Errorf("%s is not as opa fmt writes it: UPDATE_PREFLIGHT=1 go test ./tools/preflight -run TestRulesAreInOPAFormat rewrites it", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // docs/security.md lists every rule by ID, with its danger and source, as

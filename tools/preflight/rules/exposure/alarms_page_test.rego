@@ -4,8 +4,10 @@ import data.preflight.rules.alarms_page
 
 topic := "arn:aws:sns:eu-west-1:123456789012:preflight-alarms"
 
-probe(alarm, params) := {"stacks": [{"variant": "dev", "file": "template.yaml", "resources": {}, "absent": {}}, {"variant": "dev", "probe": true, "file": "template.yaml", "params": params, "absent": {},
-	"resources": {"FailuresAlarm": {"type": "AWS::CloudWatch::Alarm", "line": 50, "raw": {"ActionsEnabled": {"Ref": "PageOnFailures"}}, "properties": alarm}}}]}
+probe(alarm, params) := {"stacks": [{"variant": "dev", "file": "template.yaml", "resources": {}, "absent": {}}, {
+	"variant": "dev", "probe": true, "file": "template.yaml", "params": params, "absent": {},
+	"resources": {"FailuresAlarm": {"type": "AWS::CloudWatch::Alarm", "line": 50, "raw": {"ActionsEnabled": {"Ref": "PageOnFailures"}}, "properties": alarm}},
+}]}
 
 test_refuses_an_alarm_that_pages_nobody if {
 	some f in alarms_page.deny with input as probe({}, {"AlarmTopicArn": topic})

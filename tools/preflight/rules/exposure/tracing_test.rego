@@ -2,7 +2,8 @@ package preflight.rules.tracing_test
 
 import data.preflight.rules.tracing
 
-stack(stage, fn) := {"stacks": [{"variant": "dev", "file": "template.yaml",
+stack(stage, fn) := {"stacks": [{
+	"variant": "dev", "file": "template.yaml",
 	"apis": [{"id": "PlantsApi", "authorizers": ["AuthorizerFunction"], "routes": [
 		{"path": "/plants", "function": "CreatePlantFunction"},
 		{"path": "/health", "function": "HealthFunction"},

@@ -4,11 +4,14 @@ import data.preflight.rules.resource_policy
 
 policy := {"variant": "dev", "file": "pipeline/roles.yaml", "id": "ArtifactsBucketPolicy", "resource": "ArtifactsBucket"}
 
-grant(kind, account, caller, extra) := object.union({
-	"policy": policy, "action": "s3:GetObject", "kind": kind, "account": account, "own_account": "123456789012", "named": false,
-	"caller": caller, "label": caller, "chose": [], "brought": "", "source": "", "sourced": false,
-	"line": sprintf("dev %s s3:GetObject this:pipeline:ArtifactsBucket", [caller]),
-}, extra)
+grant(kind, account, caller, extra) := object.union(
+	{
+		"policy": policy, "action": "s3:GetObject", "kind": kind, "account": account, "own_account": "123456789012", "named": false,
+		"caller": caller, "label": caller, "chose": [], "brought": "", "source": "", "sourced": false,
+		"line": sprintf("dev %s s3:GetObject this:pipeline:ArtifactsBucket", [caller]),
+	},
+	extra,
+)
 
 facts(grants, allowlist) := {
 	"access": {"variants": ["dev"], "resources": {"grants": grants, "unread": [], "untaken": [], "errors": []}},
@@ -40,10 +43,13 @@ test_refuses_a_stale_entry if {
 }
 
 test_passes_this_account_and_a_service_for_the_stack if {
-	count(resource_policy.deny) == 0 with input as facts([
-		grant("iam", "123456789012", "arn:aws:iam::123456789012:role/x", {}),
-		grant("service", "", "cloudformation.amazonaws.com(for:this:app:Api)", {"source": "this:app:Api", "sourced": true}),
-	], [])
+	count(resource_policy.deny) == 0 with input as facts(
+		[
+			grant("iam", "123456789012", "arn:aws:iam::123456789012:role/x", {}),
+			grant("service", "", "cloudformation.amazonaws.com(for:this:app:Api)", {"source": "this:app:Api", "sourced": true}),
+		],
+		[],
+	)
 }
 
 test_passes_an_acknowledged_outsider if {

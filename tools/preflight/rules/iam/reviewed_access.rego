@@ -23,9 +23,9 @@ reviewed := {l | some l in input.access.reviewed}
 
 # The differences first (the snapshot holds thousands of lines, and few
 # differ), then those a refusal takes.
-added := sort({l | some l in granted - reviewed; not taken(l)})
+added := sort({l | some l in (granted - reviewed); not taken(l)})
 
-removed := sort({l | some l in reviewed - granted; not taken(l)})
+removed := sort({l | some l in (reviewed - granted); not taken(l)})
 
 taken(l) if l in resource_policy.refused
 

@@ -7,11 +7,14 @@ access(granted, reviewed) := {"access": {"file": "tools/preflight/testdata/acces
 reviewed := ["dev CreatePlantRole dynamodb:GetItem PlantsTable", "dev CreatePlantRole dynamodb:PutItem PlantsTable"]
 
 test_refuses_new_access if {
-	some f in reviewed_access.deny with input as access(array.concat(reviewed, [
-		"dev PermissionsBoundary secretsmanager:GetSecretValue *",
-		"dev PermissionsBoundary secretsmanager:ListSecrets *",
-		"dev CreatePlantRole dynamodb:DeleteItem PlantsTable",
-	]), reviewed)
+	some f in reviewed_access.deny with input as access(
+		array.concat(reviewed, [
+			"dev PermissionsBoundary secretsmanager:GetSecretValue *",
+			"dev PermissionsBoundary secretsmanager:ListSecrets *",
+			"dev CreatePlantRole dynamodb:DeleteItem PlantsTable",
+		]),
+		reviewed,
+	)
 	f.file == "tools/preflight/testdata/access.txt"
 	f.msg == "new access, which no reviewer has seen: dev CreatePlantRole: dynamodb (1, first dynamodb:DeleteItem on PlantsTable); dev PermissionsBoundary: secretsmanager (2, first secretsmanager:GetSecretValue on *)"
 }

@@ -7,14 +7,18 @@ deploy_sub := "repo:plantstore/plant-store:environment:dev"
 deploy(admitted) := {
 	"variant": "dev", "id": "DeployRole", "file": "pipeline/roles.yaml", "account": "123456789012",
 	"users": ["arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com"],
-	"assumer": {"principal": "arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com", "action": "sts:AssumeRoleWithWebIdentity",
-		"context": {"token.actions.githubusercontent.com:sub": deploy_sub, "token.actions.githubusercontent.com:aud": "sts.amazonaws.com"}},
+	"assumer": {
+		"principal": "arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com", "action": "sts:AssumeRoleWithWebIdentity",
+		"context": {"token.actions.githubusercontent.com:sub": deploy_sub, "token.actions.githubusercontent.com:aud": "sts.amazonaws.com"},
+	},
 	"intended": {"result": "Allowed", "error": ""}, "admitted": admitted,
 }
 
-oidc(n, sub) := {"n": n, "principal": "arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com", "action": "sts:AssumeRoleWithWebIdentity",
+oidc(n, sub) := {
+	"n": n, "principal": "arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com", "action": "sts:AssumeRoleWithWebIdentity",
 	"context": {"token.actions.githubusercontent.com:sub": sub, "token.actions.githubusercontent.com:aud": "sts.amazonaws.com"},
-	"result": "Allowed", "error": "", "actor": "", "brought": ""}
+	"result": "Allowed", "error": "", "actor": "", "brought": "",
+}
 
 facts(roles) := {"access": {"roles": roles}, "stacks": [{"variant": "dev", "probe": false, "file": "pipeline/roles.yaml", "resources": {"DeployRole": {"line": 168}}}]}
 
@@ -29,8 +33,10 @@ test_refuses_another_environment if {
 }
 
 test_refuses_an_organization_by_its_condition if {
-	org := {"n": 9, "principal": "arn:aws:iam::999999999999:root", "action": "sts:AssumeRole", "context": {"aws:PrincipalOrgID": "o-a1b2c3d4e5"},
-		"result": "Allowed", "error": "", "actor": "arn:aws:iam::999999999999:root", "brought": "aws:PrincipalOrgID=o-a1b2c3d4e5"}
+	org := {
+		"n": 9, "principal": "arn:aws:iam::999999999999:root", "action": "sts:AssumeRole", "context": {"aws:PrincipalOrgID": "o-a1b2c3d4e5"},
+		"result": "Allowed", "error": "", "actor": "arn:aws:iam::999999999999:root", "brought": "aws:PrincipalOrgID=o-a1b2c3d4e5",
+	}
 	some f in trust.deny with input as facts([deploy([org])])
 	contains(f.msg, "admits arn:aws:iam::999999999999:root (aws:PrincipalOrgID=o-a1b2c3d4e5) (sts:AssumeRole)")
 	startswith(f.fix, "make the Condition pin the one intended principal")

@@ -203,7 +203,7 @@ list_selects(c) := {d |
 # pipe_selects reads `go list <patterns> | grep -v <regexp> | grep -vxF
 # "$(go list <patterns>)"`: go list's packages less those the greps take
 # out; any other pipe selects nothing this rule can know.
-pipe_selects(pipe) := (list_selects(pipe[0]) - left_out) if {
+pipe_selects(pipe) := list_selects(pipe[0]) - left_out if {
 	is_go(pipe[0], "list")
 	stages := array.slice(pipe, 1, count(pipe))
 	every st in stages {

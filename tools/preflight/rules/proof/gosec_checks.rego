@@ -20,7 +20,7 @@ line := c.line if {
 
 less contains sprintf("%s %s excluded", [what, x]) if {
 	some what, field in {"rule": "excluded", "directory": "exclude_dirs"}
-	some x in {p | some p in now[field]} - {p | some p in was[field]}
+	some x in ({p | some p in now[field]} - {p | some p in was[field]})
 }
 
 less contains sprintf("only %s included", [concat(",", now.included)]) if {

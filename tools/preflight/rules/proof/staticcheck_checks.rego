@@ -24,12 +24,12 @@ where(p) := {"file": conf.file, "line": 1} if {
 } else := {"file": "Makefile", "line": 0}
 
 deny contains {"file": w.file, "line": w.line, "msg": sprintf("staticcheck no longer runs %s: the check is excluded (reviewed in %s)", [x, input.proof.file])} if {
-	some x in {p | some p in now.excluded} - {p | some p in was.excluded}
+	some x in ({p | some p in now.excluded} - {p | some p in was.excluded})
 	w := where(concat("", ["-", x]))
 }
 
 deny contains {"file": w.file, "line": w.line, "msg": sprintf("staticcheck's checks no longer include %q (reviewed in %s)", [x, input.proof.file])} if {
-	some x in {p | some p in was.enabled} - {p | some p in now.enabled}
+	some x in ({p | some p in was.enabled} - {p | some p in now.enabled})
 	w := where(x)
 }
 

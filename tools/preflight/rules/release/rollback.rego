@@ -20,13 +20,13 @@ deny contains {"file": s.file, "line": stacks.prop_line(s, g, "DeploymentPrefere
 	msg := sprintf("%s: prod's CodeDeploy deployment has %s: a failing version keeps the traffic it was given", [g.source, concat(" and ", sort(lacks))])
 }
 
-lacking(s, g) := {l |
+lacking(s, g) := ({l |
 	not alarmed(object.get(g.properties, "AlarmConfiguration", {}))
 	l := "no alarm to stop it (DeploymentPreference Alarms)"
 } | {l |
 	not rolls_back(object.get(g.properties, "AutoRollbackConfiguration", {}))
 	l := "no rollback when an alarm stops it (AutoRollbackConfiguration DEPLOYMENT_STOP_ON_ALARM)"
-} | {l |
+}) | {l |
 	not hooked(s, g.source)
 	l := "no PreTraffic hook to prove a version before it takes traffic (DeploymentPreference Hooks)"
 }

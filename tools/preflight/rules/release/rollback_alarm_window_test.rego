@@ -23,8 +23,11 @@ test_passes_a_minute if {
 }
 
 test_refuses_by_the_environments_type if {
-	count(rollback_alarm_window.deny) == 1 with input as object.union(stack("CodeDeployDefault.LambdaLinear10PercentEvery1Minute", {"Period": 300, "EvaluationPeriods": 2}), {"declared": {"template.yaml": {
-		"parameters": {"DeploymentType": {"line": 1, "value": {"Default": "Linear10PercentEvery1Minute"}}},
-		"resources": {"Fn": {"line": 10, "value": {"Properties": {"DeploymentPreference": {"Type": {"Ref": "DeploymentType"}}}}}},
-	}}, "stacks": [object.union(stack("x", {"Period": 300, "EvaluationPeriods": 2}).stacks[0], {"params": {"DeploymentType": "Canary10Percent5Minutes"}})]})
+	count(rollback_alarm_window.deny) == 1 with input as object.union(stack("CodeDeployDefault.LambdaLinear10PercentEvery1Minute", {"Period": 300, "EvaluationPeriods": 2}), {
+		"declared": {"template.yaml": {
+			"parameters": {"DeploymentType": {"line": 1, "value": {"Default": "Linear10PercentEvery1Minute"}}},
+			"resources": {"Fn": {"line": 10, "value": {"Properties": {"DeploymentPreference": {"Type": {"Ref": "DeploymentType"}}}}}},
+		}},
+		"stacks": [object.union(stack("x", {"Period": 300, "EvaluationPeriods": 2}).stacks[0], {"params": {"DeploymentType": "Canary10Percent5Minutes"}})],
+	})
 }

@@ -43,7 +43,7 @@ values(keys) := {k: sprintf("%v", [v]) | some k, v in object.get(keys, ["env", "
 tainted_env(e) := graph.reachable({a: {b | some b, v in e; regex.match(sprintf(`\benv\s*\.\s*%s\b`, [a]), v)} | some a, _ in e}, {k | some k, v in e; some x in regex.find_n(`\$\{\{[\s\S]*?\}\}`, v, -1); regex.match(event_data, x)})
 
 # sources and targets of a statement, as nodes: "v:NAME", "f:FILE".
-sources(sc, s) := {sprintf("v:%s", [r]) | some t in shell.within(sc, s); some r in t.reads} | {sprintf("f:%s", [w]) | some t in shell.within(sc, s); some w in array.concat(object.get(t, "words", []), [r.word | some r in t.redirs])} | dumps(sc, s)
+sources(sc, s) := ({sprintf("v:%s", [r]) | some t in shell.within(sc, s); some r in t.reads} | {sprintf("f:%s", [w]) | some t in shell.within(sc, s); some w in array.concat(object.get(t, "words", []), [r.word | some r in t.redirs])}) | dumps(sc, s)
 
 dumps(sc, s) := {"env" | some t in shell.within(sc, s); t.kind == "call"; dump(t.words)}
 
@@ -55,7 +55,7 @@ dump(words) if {
 	startswith(words[1], "-p")
 }
 
-targets(sc, s) := (({sprintf("v:%s", [a.name]) | some t in shell.within(sc, s); some a in t.assigns} | {sprintf("v:%s", [v]) | some t in shell.within(sc, s); t.kind == "call"; some v in set_by(t.words)}) | {sprintf("f:%s", [r.word]) | some t in shell.within(sc, s); some r in t.redirs; r.op in {">", ">>", ">|"}; not shell.computed(r.word)})
+targets(sc, s) := ({sprintf("v:%s", [a.name]) | some t in shell.within(sc, s); some a in t.assigns} | {sprintf("v:%s", [v]) | some t in shell.within(sc, s); t.kind == "call"; some v in set_by(t.words)}) | {sprintf("f:%s", [r.word]) | some t in shell.within(sc, s); some r in t.redirs; r.op in {">", ">>", ">|"}; not shell.computed(r.word)}
 
 set_by(words) := {w | words[0] in {"read", "mapfile", "readarray"}; some w in array.slice(words, 1, count(words)); regex.match(`^[A-Za-z_][A-Za-z0-9_]*$`, w)} | {words[k + 1] | words[0] == "printf"; some k, w in words; w == "-v"}
 

@@ -15,9 +15,13 @@ floating(v) := "an alias" if lower(v) in {"latest", "stable", "oldstable", "lts"
 
 else := "an alias" if startswith(lower(v), "lts/")
 
-else := "a wildcard" if regex.match(`(^|\.)[xX*](\.|$)`, v)
+else := "a wildcard" if {
+	regex.match(`(^|\.)[xX*](\.|$)`, v)
+}
 
-else := "a range" if regex.match(`[\^~<>|]|\s-\s`, v)
+else := "a range" if {
+	regex.match(`[\^~<>|]|\s-\s`, v)
+}
 
 step_of(e) := s if {
 	some w in input.workflows
