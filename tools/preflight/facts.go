@@ -32,14 +32,14 @@ func readFacts(root string) (map[string]any, *stackPart, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		var doc yaml.Node
-		if err := yaml.Unmarshal(raw, &doc); err != nil {
+		top, err := topNode(raw)
+		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
-		if len(doc.Content) > 0 {
-			docs[name] = doc.Content[0]
+		if top != nil {
+			docs[name] = top
 		}
-		templates[name] = templateFacts(name, docs[name])
+		templates[name] = templateFacts(name, top)
 	}
 	stacks, err := stacksOf(root)
 	if err != nil {

@@ -184,12 +184,19 @@ func yamlEntry(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
 // readYAML is the top node of the YAML file at path: nil when it cannot be
 // read or parsed, or holds no document.
 func readYAML(path string) *yaml.Node {
-	raw, err := os.ReadFile(path)
+	raw, _ := os.ReadFile(path)
+	top, _ := topNode(raw)
+	return top
+}
+
+// topNode is the top node of the YAML document raw: nil when it holds
+// none.
+func topNode(raw []byte) (*yaml.Node, error) {
 	var doc yaml.Node
-	if err != nil || yaml.Unmarshal(raw, &doc) != nil || len(doc.Content) == 0 {
-		return nil
+	if err := yaml.Unmarshal(raw, &doc); err != nil || len(doc.Content) == 0 {
+		return nil, err
 	}
-	return doc.Content[0]
+	return doc.Content[0], nil
 }
 
 type wfTrigger struct {
