@@ -98,7 +98,7 @@ func run(ctx context.Context, environ []string, stdout, stderr io.Writer, root s
 		env = append(env, "AUTH_HS256_SECRET="+secret)
 	}
 	env = append(env, "PORT=0", "HOST=127.0.0.1", "LOG_LEVEL=debug") // the step lines; the front shows what LOG_LEVEL asks for
-	dir, err := childproc.TempDir("plantstore-run-")
+	dir, err := childproc.TempDir(buildFolderPrefix)
 	if err != nil {
 		return err
 	}
@@ -311,3 +311,6 @@ func reloadOnChange(ctx context.Context, root, bin string, build func(context.Co
 // requestIDHeader names the request in the local API's answers, as
 // API Gateway's x-amzn-RequestId does (cmd/localapi).
 const requestIDHeader = "X-Amzn-Requestid"
+
+// buildFolderPrefix names the temporary folder of each run's builds.
+const buildFolderPrefix = "plantstore-run-"

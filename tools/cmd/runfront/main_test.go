@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 
 // buildFolders are the build folders of every make run on this machine.
 func buildFolders() []string {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "plantstore-run-*"))
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), buildFolderPrefix+"*"))
 	return dirs
 }
 
