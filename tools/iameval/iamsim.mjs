@@ -7,29 +7,37 @@
 import { register } from 'node:module'
 import { createInterface } from 'node:readline'
 
-// The engine works out which of an action's resource types a request's ARN
-// is (getResourceTypesForAction) twice a question, each time by
-// intersecting pattern automata: more than half of its time, for pairs of
-// action and ARN that recur across roles and contexts. It is a function of
-// the service reference alone, so a load hook wraps it in a memo when the
-// engine's module loads (the engine calls it through its own import, which
-// no caller can replace). A release that renames it fails here, loudly.
+// The engine works out which of an action's resource types an ARN is
+// (getResourceTypesForAction, twice a question) and whether a statement's
+// resource can be of a type (resourceStringMatchesResourceTypePattern) by
+// intersecting pattern automata: most of its time, for pairs of strings
+// that recur across every role and context asked. Both are functions of
+// their arguments and the service reference alone, so a load hook wraps
+// each in a memo as its module loads (the engine calls them through its
+// own imports, which no caller can replace). A release that renames one
+// fails here, loudly.
 const memo = `
-const wrapper = [
-  'const known = new Map()',
-  'export function getResourceTypesForAction(service, action, resource) {',
-  '  const key = JSON.stringify([service, action, resource])',
-  '  if (!known.has(key)) known.set(key, resourceTypesForAction(service, action, resource))',
-  '  return known.get(key)',
-  '}',
-].join('\\n')
+const memoized = {
+  '/iam-simulate/dist/esm/simulation_engine/resourceTypes.js': 'export async function getResourceTypesForAction(',
+  '/iam-utils/dist/esm/resourceTypes.js': 'export function resourceStringMatchesResourceTypePattern(',
+}
 export async function load(url, context, nextLoad) {
   const loaded = await nextLoad(url, context)
-  if (!url.endsWith('/iam-simulate/dist/esm/simulation_engine/resourceTypes.js')) return loaded
+  const file = Object.keys(memoized).find((f) => url.endsWith(f))
+  if (!file) return loaded
+  const head = memoized[file]
+  const name = head.slice(head.lastIndexOf(' ') + 1, -1)
   const source = String(loaded.source)
-  const head = 'export async function getResourceTypesForAction('
-  if (!source.includes(head)) throw new Error('iamsim.mjs: ' + url + ' no longer defines getResourceTypesForAction')
-  return { ...loaded, source: source.replace(head, 'async function resourceTypesForAction(') + '\\n' + wrapper + '\\n' }
+  if (!source.includes(head)) throw new Error('iamsim.mjs: ' + url + ' no longer defines ' + name)
+  const wrapper = [
+    'const known = new Map()',
+    'export function ' + name + '(...args) {',
+    '  const key = JSON.stringify(args)',
+    '  if (!known.has(key)) known.set(key, ' + name + 'Once(...args))',
+    '  return known.get(key)',
+    '}',
+  ]
+  return { ...loaded, source: source.replace(head, head.replace('export ', '').replace(name, name + 'Once')) + '\\n' + wrapper.join('\\n') + '\\n' }
 }`
 register('data:text/javascript,' + encodeURIComponent(memo))
 const { isWildcardOnlyAction, runSimulation } = await import('@cloud-copilot/iam-simulate')
