@@ -172,7 +172,7 @@ func resourceTags(r *samtemplate.Resolved, id string) map[string]any {
 func stackTargets(e env, class string) []target {
 	var out []target
 	for i, r := range e.stacks() {
-		kind := map[int]string{0: "app", 1: "pipeline"}[i]
+		kind := stackKinds[i]
 		for _, id := range r.ResourceIDs() {
 			arn, ok := arnOf(r, id)
 			if !ok {

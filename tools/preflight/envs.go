@@ -281,6 +281,10 @@ func (e env) roles() ([]placedRole, error) {
 	return out, nil
 }
 
+// stackKinds names the stacks of stacks() in their order, for the labels
+// of their resources as targets ("this:app:...", "this:pipeline:...").
+var stackKinds = [...]string{"app", "pipeline"}
+
 // stacks are the variant's resolved stacks, the app's first.
 func (e env) stacks() []*samtemplate.Resolved {
 	if e.pipeline == nil {

@@ -341,7 +341,7 @@ func guardedOf(e env) ([]guarded, []any) {
 func ownResources(e env) []target {
 	out := stackTargets(e, "this")
 	for i, r := range e.stacks() {
-		kind := map[int]string{0: "app", 1: "pipeline"}[i]
+		kind := stackKinds[i]
 		for _, id := range r.ResourceIDs() {
 			if ref, _ := r.Value(map[string]any{"Ref": id}); strings.HasPrefix(fmt.Sprint(ref), "arn:") {
 				out = append(out, target{"this:" + kind + ":" + id, fmt.Sprint(ref), nil})
