@@ -11,15 +11,18 @@ import { createInterface } from 'node:readline'
 // (getResourceTypesForAction, twice a question) and whether a statement's
 // resource can be of a type (resourceStringMatchesResourceTypePattern) by
 // intersecting pattern automata: most of its time, for pairs of strings
-// that recur across every role and context asked. Both are functions of
-// their arguments and the service reference alone, so a load hook wraps
-// each in a memo as its module loads (the engine calls them through its
-// own imports, which no caller can replace). A release that renames one
-// fails here, loudly.
+// that recur across every role and context asked. And every condition it
+// evaluates reads its operator (StringLikeIfExists) through
+// caseInsensitiveEquals, an ICU localeCompare of the same few strings. All
+// three are functions of their arguments (and the service reference)
+// alone, so a load hook wraps each in a memo as its module loads (the
+// engine calls them through its own imports, which no caller can
+// replace). A release that renames one fails here, loudly.
 const memo = `
 const memoized = {
   '/iam-simulate/dist/esm/simulation_engine/resourceTypes.js': 'export async function getResourceTypesForAction(',
   '/iam-utils/dist/esm/resourceTypes.js': 'export function resourceStringMatchesResourceTypePattern(',
+  '/iam-policy/dist/esm/utils.js': 'export function caseInsensitiveEquals(',
 }
 export async function load(url, context, nextLoad) {
   const loaded = await nextLoad(url, context)
