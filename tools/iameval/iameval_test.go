@@ -174,3 +174,62 @@ func TestAFailedWorkerQuotesNode(t *testing.T) {
 		t.Error("a question after the failure was answered")
 	}
 }
+
+// A policy the engine refuses is an Error that quotes the engine, for every
+// question that holds it: iamsim.mjs checks each policy once a digest and
+// hands the engine the result, which must carry the errors to each
+// question as the engine's own check would.
+func TestARefusedPolicyIsAnErrorForEachQuestion(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("CI") != "true" {
+		if _, err := exec.LookPath("node"); err != nil {
+			t.Skip("node is not installed (make test installs the IAM evaluator and runs this)")
+		}
+	}
+	repoRoot, err := srctree.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, err := evaluatorVersion(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := toolcache.Open(t.TempDir(), "iam-evaluator", version...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := newEvaluator(repoRoot, cache, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := func(effect string, principal any) map[string]any {
+		st := map[string]any{"Effect": effect, "Action": "s3:*", "Resource": "*"}
+		if principal != nil {
+			st["Principal"], st["Resource"] = principal, "arn:aws:s3:::b/*"
+		}
+		return map[string]any{"Version": "2012-10-17", "Statement": []any{st}}
+	}
+	refused, good := []any{doc("Maybe", nil)}, []any{doc("Allow", nil)}
+	q := func(id, action string, identity []any, resource any) Question {
+		return Question{ID: id, Principal: "arn:aws:iam::123456789012:role/r", Action: action, Resource: "arn:aws:s3:::b/k",
+			Account: "123456789012", IdentityPolicies: identity, ResourcePolicy: resource}
+	}
+	answers, err := ev.ask([]Question{
+		q("get", "s3:GetObject", refused, nil),
+		q("put", "s3:PutObject", refused, nil),
+		q("allowed", "s3:GetObject", good, nil),
+		q("bad resource policy", "s3:GetObject", good, doc("Perhaps", map[string]any{"AWS": "123456789012"})),
+		q("good resource policy", "s3:GetObject", good, doc("Allow", map[string]any{"AWS": "123456789012"})),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct{ result, quote string }{
+		{"Error", "identityPolicyErrors"}, {"Error", "identityPolicyErrors"}, {"Allowed", ""}, {"Error", "resourcePolicyErrors"}, {"Allowed", ""},
+	} {
+		a := answers[i]
+		if a.Result != want.result || !strings.Contains(a.Error, want.quote) || (want.quote != "" && !strings.Contains(a.Error, "Effect must be present")) {
+			t.Errorf("%s: %+v, want %s quoting %q and the engine's reason", a.ID, a, want.result, want.quote)
+		}
+	}
+}

