@@ -139,8 +139,13 @@ func TestThePageShowsEachRequest(t *testing.T) {
 	otherURL := otherOrigin + trace.PagePrefix + "elsewhere" // the pages' path: a cookie scoped to it goes there too
 
 	// The allocator's cancel kills the browser, which leaves its singleton
-	// socket's folder in TMPDIR: there the test's own folder.
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1280, 800), chromedp.Env("TMPDIR="+t.TempDir()))
+	// socket's folder in TMPDIR: there the test's own folder. Its profile
+	// goes there too: chromedp's own (a chromedp-runner* folder in /tmp)
+	// is removed by a goroutine after the browser exits, and was found
+	// left behind after a run.
+	tmp := t.TempDir()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1280, 800),
+		chromedp.Env("TMPDIR="+tmp), chromedp.UserDataDir(filepath.Join(tmp, "profile")))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx)
