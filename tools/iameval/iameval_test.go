@@ -12,21 +12,29 @@ import (
 	"github.com/plantstore/plantstore/tools/toolcache"
 )
 
+// evaluatorRoot is the repository whose evaluator a test asks; without node
+// the test skips, except under CI=true (make test), where it fails.
+func evaluatorRoot(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("CI") != "true" {
+		if _, err := exec.LookPath("node"); err != nil {
+			t.Skip("node is not installed (make test installs the IAM evaluator and runs this)")
+		}
+	}
+	root, err := srctree.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
 // The evaluator's kept answers can never be stale: a question that differs
 // in its policy, its request or its context is another key (only its ID is
 // not part of it), and another evaluator (node, iamsim.mjs, a package of
 // @cloud-copilot) is another folder.
 func TestEvaluatorCacheMissesOnAnyChange(t *testing.T) {
 	t.Parallel()
-	if os.Getenv("CI") != "true" {
-		if _, err := exec.LookPath("node"); err != nil {
-			t.Skip("node is not installed (make test installs the IAM evaluator and runs this)")
-		}
-	}
-	repoRoot, err := srctree.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
+	repoRoot := evaluatorRoot(t)
 	const account, otherAccount = "123456789012", "999999999999"
 	policy := func(action string) []any {
 		return []any{map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{"Effect": "Allow", "Action": action, "Resource": "*"}}}}
@@ -181,15 +189,7 @@ func TestAFailedWorkerQuotesNode(t *testing.T) {
 // question as the engine's own check would.
 func TestARefusedPolicyIsAnErrorForEachQuestion(t *testing.T) {
 	t.Parallel()
-	if os.Getenv("CI") != "true" {
-		if _, err := exec.LookPath("node"); err != nil {
-			t.Skip("node is not installed (make test installs the IAM evaluator and runs this)")
-		}
-	}
-	repoRoot, err := srctree.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
+	repoRoot := evaluatorRoot(t)
 	version, err := evaluatorVersion(repoRoot)
 	if err != nil {
 		t.Fatal(err)
