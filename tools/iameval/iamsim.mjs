@@ -157,17 +157,11 @@ function validated(request, digest, validate) {
 }
 
 function resolve(request) {
-  const named = (d) => (d ? request.policies[d] : undefined)
-  return request.questions.map((q) =>
-    q.trust
-      ? { ...q, identityPolicies: named(q.identityPolicies), boundaries: named(q.boundaries), resourcePolicy: named(q.resourcePolicy) }
-      : {
-          ...q,
-          identityPolicies: validated(request, q.identityPolicies, validateIdentityPolicy),
-          boundaries: validated(request, q.boundaries, validateIdentityPolicy),
-          resourcePolicy: validated(request, q.resourcePolicy, validateResourcePolicy),
-        },
-  )
+  return request.questions.map((q) => {
+    // A trust question goes to the core engine, which checks no policy.
+    const named = (digest, validate) => (q.trust ? (digest ? request.policies[digest] : undefined) : validated(request, digest, validate))
+    return { ...q, identityPolicies: named(q.identityPolicies, validateIdentityPolicy), boundaries: named(q.boundaries, validateIdentityPolicy), resourcePolicy: named(q.resourcePolicy, validateResourcePolicy) }
+  })
 }
 
 // One request a line on stdin (questions with their policies, or a data
