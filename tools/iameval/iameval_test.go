@@ -28,6 +28,25 @@ func evaluatorRoot(t *testing.T) string {
 	return root
 }
 
+// emptyEvaluator is root's evaluator with one worker and a cache of its
+// own under dir, empty, at the evaluator's version.
+func emptyEvaluator(t *testing.T, root, dir string) (*evaluator, *toolcache.Cache) {
+	t.Helper()
+	version, err := evaluatorVersion(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := toolcache.Open(dir, "iam-evaluator", version...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := newEvaluator(root, cache, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev, cache
+}
+
 // The evaluator's kept answers can never be stale: a question that differs
 // in its policy, its request or its context is another key (only its ID is
 // not part of it), and another evaluator (node, iamsim.mjs, a package of
@@ -75,18 +94,7 @@ func TestEvaluatorCacheMissesOnAnyChange(t *testing.T) {
 	// Asked through a cache of its own: the changed policy gets its own
 	// answer, not the kept one.
 	dir := t.TempDir()
-	version, err := evaluatorVersion(repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := toolcache.Open(dir, "iam-evaluator", version...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := newEvaluator(repoRoot, cache, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev, cache := emptyEvaluator(t, repoRoot, dir)
 	denied := base
 	denied.IdentityPolicies = policy("s3:PutObject")
 	answers, err := ev.ask([]Question{base, denied})
@@ -189,19 +197,7 @@ func TestAFailedWorkerQuotesNode(t *testing.T) {
 // question as the engine's own check would.
 func TestARefusedPolicyIsAnErrorForEachQuestion(t *testing.T) {
 	t.Parallel()
-	repoRoot := evaluatorRoot(t)
-	version, err := evaluatorVersion(repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := toolcache.Open(t.TempDir(), "iam-evaluator", version...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := newEvaluator(repoRoot, cache, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev, _ := emptyEvaluator(t, evaluatorRoot(t), t.TempDir())
 	doc := func(effect string, principal any) map[string]any {
 		st := map[string]any{"Effect": effect, "Action": "s3:*", "Resource": "*"}
 		if principal != nil {
