@@ -28,9 +28,8 @@ func evaluatorRoot(t *testing.T) string {
 	return root
 }
 
-// emptyEvaluator is root's evaluator with one worker and a cache of its
-// own under dir, empty, at the evaluator's version.
-func emptyEvaluator(t *testing.T, root, dir string) (*evaluator, *toolcache.Cache) {
+// cacheOf is the cache under dir of root's evaluator, at its version.
+func cacheOf(t *testing.T, root, dir string) *toolcache.Cache {
 	t.Helper()
 	version, err := evaluatorVersion(root)
 	if err != nil {
@@ -40,6 +39,14 @@ func emptyEvaluator(t *testing.T, root, dir string) (*evaluator, *toolcache.Cach
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cache
+}
+
+// emptyEvaluator is root's evaluator with one worker and a cache of its
+// own under dir, empty, at the evaluator's version.
+func emptyEvaluator(t *testing.T, root, dir string) (*evaluator, *toolcache.Cache) {
+	t.Helper()
+	cache := cacheOf(t, root, dir)
 	ev, err := newEvaluator(root, cache, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -142,17 +149,7 @@ func TestEvaluatorCacheMissesOnAnyChange(t *testing.T) {
 	for _, f := range files {
 		copyFile(f, same)
 	}
-	dirOf := func() string {
-		v, err := evaluatorVersion(fake)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := toolcache.Open(dir, "iam-evaluator", v...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c.Dir()
-	}
+	dirOf := func() string { return cacheOf(t, fake, dir).Dir() }
 	if dirOf() != cache.Dir() {
 		t.Fatal("the same evaluator files give another folder")
 	}
