@@ -96,9 +96,9 @@ func workflowScripts(wfs []*workflow) []any {
 		for _, name := range w.order {
 			j := w.Jobs[name]
 			for i, s := range j.Steps {
-				if f, err := parseShell(runScript(s.Run), ""); err == nil && s.Run != "" {
+				if s.script != nil {
 					at := func(syntax.Pos) int { return s.line }
-					out = append(out, map[string]any{"file": ".github/workflows/" + w.file, "line": s.line, "job": j.name, "step": i + 1, "commands": shCommands(f, at)})
+					out = append(out, map[string]any{"file": ".github/workflows/" + w.file, "line": s.line, "job": j.name, "step": i + 1, "commands": shCommands(s.script, at)})
 				}
 			}
 		}
@@ -212,7 +212,7 @@ func checksEnv(wfs []*workflow, out map[string]any) []envVar {
 		for _, name := range w.order {
 			j := w.Jobs[name]
 			for i, s := range j.Steps {
-				if !slices.ContainsFunc(topCalls(s.Run), func(a []string) bool { return len(a) == 2 && a[0] == "bash" && a[1] == ".ci/run" }) {
+				if !slices.ContainsFunc(topCalls(s), func(a []string) bool { return len(a) == 2 && a[0] == "bash" && a[1] == ".ci/run" }) {
 					continue
 				}
 				file := ".github/workflows/" + w.file

@@ -62,8 +62,7 @@ type ciScript struct {
 // ciScripts are the scripts of the workflows, .ci/run and the Makefile.
 func ciScripts(root string, wfs []*workflow, actions []localAction, m *makeFile) []ciScript {
 	var out []ciScript
-	add := func(where, src string, offset int, facts map[string]any) {
-		f, err := parseShell(src, "")
+	record := func(where, src string, f *syntax.File, err error, offset int, facts map[string]any) {
 		facts["error"], facts["stmts"] = "", []any{}
 		if err != nil {
 			facts["error"] = err.Error()
@@ -71,6 +70,10 @@ func ciScripts(root string, wfs []*workflow, actions []localAction, m *makeFile)
 			facts["stmts"] = stmtFacts(f, src, offset)
 		}
 		out = append(out, ciScript{where, f, src, facts})
+	}
+	add := func(where, src string, offset int, facts map[string]any) {
+		f, err := parseShell(src, "")
+		record(where, src, f, err, offset, facts)
 	}
 	for _, w := range wfs {
 		for _, name := range w.order {
@@ -82,7 +85,7 @@ func ciScripts(root string, wfs []*workflow, actions []localAction, m *makeFile)
 				}
 				where := w.whereStep(j, i)
 				_, label, _ := strings.Cut(where, " job ")
-				add(where, eventScript(s.Run), runOffset(steps.Content[i]), map[string]any{
+				record(where, s.src, s.script, s.scriptErr, runOffset(steps.Content[i]), map[string]any{
 					"file": ".github/workflows/" + w.file, "kind": "step", "where": "job " + label, "line": s.line,
 					"workflow": w.file, "job": name, "step": i + 1,
 				})
@@ -133,20 +136,16 @@ func parseShell(src, name string) (*syntax.File, error) {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), name)
 }
 
-// runScript is a run: script as the shell gets it: GitHub expands each
-// expression into the text first, so here each becomes a plain word.
-func runScript(run string) string {
-	return exprRe.ReplaceAllString(run, "_expr_")
-}
-
 // eventDataRe matches, inside an expression, the contexts whose values a
 // pull request or a push's author chooses: github.event (titles, bodies,
 // branch and commit names), github.head_ref, the whole github context, and
 // inputs (of a dispatch or a call).
 var eventDataRe = regexp.MustCompile(`\bgithub\s*(?:\.\s*(?:event|head_ref)\b|\[\s*'(?:event|head_ref)'\s*\])|toJSON\s*\(\s*github\s*\)|\binputs\s*[.\[]`)
 
-// eventScript is runScript with event data kept as ${__event_data}, so
-// that the rules can follow where it goes.
+// eventScript is a run: script as the shell gets it: GitHub expands each
+// expression into the text first, so here each becomes a plain word,
+// _expr_, but event data, kept as ${__event_data} so that the rules can
+// follow where it goes.
 func eventScript(run string) string {
 	return exprRe.ReplaceAllStringFunc(run, func(e string) string {
 		if eventDataRe.MatchString(e) {

@@ -115,7 +115,7 @@ func jobFacts(w *workflow, j job) map[string]any {
 		steps = append(steps, map[string]any{
 			"index": i + 1, "line": s.line, "label": s.label(), "uses": s.Uses, "action": s.action(),
 			"run": s.Run, "shell": shell, "if": s.If, "with": with, "keys": entryFacts(node, yamlValue),
-			"calls": topCalls(s.Run), "uses_comment": usesComment(node),
+			"calls": topCalls(s), "uses_comment": usesComment(node),
 		})
 	}
 	env, hasEnv := any(nil), j.Environment != nil
@@ -176,17 +176,13 @@ func runnerLabels(j job, n *yaml.Node) []string {
 
 // topCalls are the words of each command a run: script runs at its top
 // level (not in an if or a function; a list's and a pipe's parts each).
-func topCalls(run string) [][]string {
+func topCalls(s step) [][]string {
 	out := [][]string{}
-	if run == "" {
+	if s.script == nil {
 		return out
 	}
-	f, err := parseShell(runScript(run), "")
-	if err != nil {
-		return out
-	}
-	for _, s := range f.Stmts {
-		for _, st := range shFlatten(s) {
+	for _, st := range s.script.Stmts {
+		for _, st := range shFlatten(st) {
 			if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 && !st.Negated && !st.Background {
 				out = append(out, shWords(call.Args))
 			}

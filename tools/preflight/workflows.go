@@ -52,6 +52,9 @@ type job struct {
 
 type step struct {
 	line             int
+	src              string       // the run: script as the shell gets it (eventScript)
+	script           *syntax.File // src parsed once, nil when it does not parse
+	scriptErr        error
 	Name             string            `yaml:"name"`
 	Uses             string            `yaml:"uses"`
 	Run              string            `yaml:"run"`
@@ -69,6 +72,10 @@ func (s *step) UnmarshalYAML(n *yaml.Node) error {
 		return err
 	}
 	s.line = n.Line
+	if s.Run != "" {
+		s.src = eventScript(s.Run)
+		s.script, s.scriptErr = parseShell(s.src, "")
+	}
 	return nil
 }
 
