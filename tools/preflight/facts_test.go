@@ -43,3 +43,27 @@ func Facts(root string) (map[string]any, error) {
 	facts, _, err := readFacts(root)
 	return facts, err
 }
+
+// A step's script is parsed once, as GitHub hands it to the shell, and
+// every reader of it (the step's top-level calls, the checks job's
+// commands, its statements) sees event data as the same expansion, never
+// as a plain word.
+func TestAStepIsReadOneWay(t *testing.T) {
+	t.Parallel()
+	w, err := parseWorkflow("ci.yml", []byte("on: push\njobs:\n  ci:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.event.pull_request.title }}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const event = "${__event_data}"
+	if calls := topCalls(w.Jobs["ci"].Steps[0]); len(calls) != 1 || len(calls[0]) != 2 || calls[0][1] != "\x00" {
+		t.Errorf("the step's calls: %q, want echo and an expansion", calls)
+	}
+	gate := workflowScripts([]*workflow{w})
+	if got := gate[0].(map[string]any)["commands"].([]any)[0].(map[string]any)["words"].([]string); len(got) != 2 || got[1] != event {
+		t.Errorf("the checks' command: %q, want echo %s", got, event)
+	}
+	scripts := ciScripts(t.TempDir(), []*workflow{w}, nil, nil)
+	if got := scripts[0].facts["stmts"].([]any)[0].(map[string]any)["words"].([]any); len(got) != 2 || got[1] != event {
+		t.Errorf("the step's statement: %q, want echo %s", got, event)
+	}
+}
