@@ -47,10 +47,10 @@ func Facts(root string) (map[string]any, error) {
 // A step's script is parsed once, as GitHub hands it to the shell, and
 // every reader of it (the step's top-level calls, the checks job's
 // commands, its statements) sees event data as the same expansion, never
-// as a plain word.
+// as a plain word; and none reads a part of a script that does not parse.
 func TestAStepIsReadOneWay(t *testing.T) {
 	t.Parallel()
-	w, err := parseWorkflow("ci.yml", []byte("on: push\njobs:\n  ci:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.event.pull_request.title }}\n"))
+	w, err := parseWorkflow("ci.yml", []byte("on: push\njobs:\n  ci:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.event.pull_request.title }}\n      - run: make test; if true\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,5 +65,14 @@ func TestAStepIsReadOneWay(t *testing.T) {
 	scripts := ciScripts(t.TempDir(), []*workflow{w}, nil, nil)
 	if got := scripts[0].facts["stmts"].([]any)[0].(map[string]any)["words"].([]any); len(got) != 2 || got[1] != event {
 		t.Errorf("the step's statement: %q, want echo %s", got, event)
+	}
+	if calls := topCalls(w.Jobs["ci"].Steps[1]); len(calls) != 0 {
+		t.Errorf("the calls of a script that does not parse: %q, want none", calls)
+	}
+	if len(gate) != 1 {
+		t.Errorf("%d checks' scripts, want only the one that parses", len(gate))
+	}
+	if bad := scripts[1].facts; bad["error"] == "" || len(bad["stmts"].([]any)) != 0 {
+		t.Errorf("a script that does not parse: error %q, %d statements; want the parser's error and none", bad["error"], len(bad["stmts"].([]any)))
 	}
 }

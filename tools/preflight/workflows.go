@@ -74,7 +74,11 @@ func (s *step) UnmarshalYAML(n *yaml.Node) error {
 	s.line = n.Line
 	if s.Run != "" {
 		s.src = eventScript(s.Run)
-		s.script, s.scriptErr = parseShell(s.src, "")
+		// The parser answers what it read before an error: none of it is
+		// the script.
+		if s.script, s.scriptErr = parseShell(s.src, ""); s.scriptErr != nil {
+			s.script = nil
+		}
 	}
 	return nil
 }
