@@ -132,8 +132,15 @@ func runOffset(step *yaml.Node) int {
 	return v.Line - 1
 }
 
+// parseShell parses a bash script: nil with the error when it does not
+// parse (the parser also answers the statements it read before the error,
+// and no reader takes them for the script).
 func parseShell(src, name string) (*syntax.File, error) {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), name)
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), name)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // eventDataRe matches, inside an expression, the contexts whose values a

@@ -74,11 +74,7 @@ func (s *step) UnmarshalYAML(n *yaml.Node) error {
 	s.line = n.Line
 	if s.Run != "" {
 		s.src = eventScript(s.Run)
-		// The parser answers what it read before an error: none of it is
-		// the script.
-		if s.script, s.scriptErr = parseShell(s.src, ""); s.scriptErr != nil {
-			s.script = nil
-		}
+		s.script, s.scriptErr = parseShell(s.src, "")
 	}
 	return nil
 }
