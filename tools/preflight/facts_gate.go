@@ -61,11 +61,14 @@ func gateFacts(root string, wfs []*workflow, m *makeFile, parsed []ciScript) map
 	pkgs, confs := walkPackages(root)
 	out := map[string]any{"packages": pkgs, "staticcheck_conf": confs, "runs": []any{}, "make_vars": map[string]any{}}
 	env := checksEnv(wfs, out)
-	scripts := workflowScripts(wfs)
-	var ciCommands []any
+	var scripts, ciCommands []any
 	for _, sc := range parsed {
 		switch {
 		case sc.file == nil:
+		case sc.facts["kind"] == "step": // each command on the step's line
+			line := sc.facts["line"].(int)
+			scripts = append(scripts, map[string]any{"file": sc.facts["file"], "line": line, "job": sc.facts["job"], "step": sc.facts["step"],
+				"commands": shCommands(sc.file, func(syntax.Pos) int { return line })})
 		case sc.facts["kind"] == "ci":
 			ciCommands = shCommands(sc.file, shLine(0))
 			scripts = append(scripts, map[string]any{"file": ".ci/run", "line": 1, "commands": ciCommands})
@@ -86,23 +89,6 @@ func gateFacts(root string, wfs []*workflow, m *makeFile, parsed []ciScript) map
 		out["runs"] = mr.follow(ciCommands)
 	}
 	out["scripts"] = nonNil(scripts)
-	return out
-}
-
-// workflowScripts are the run: scripts of every workflow's steps.
-func workflowScripts(wfs []*workflow) []any {
-	var out []any
-	for _, w := range wfs {
-		for _, name := range w.order {
-			j := w.Jobs[name]
-			for i, s := range j.Steps {
-				if s.script != nil {
-					at := func(syntax.Pos) int { return s.line }
-					out = append(out, map[string]any{"file": ".github/workflows/" + w.file, "line": s.line, "job": j.name, "step": i + 1, "commands": shCommands(s.script, at)})
-				}
-			}
-		}
-	}
 	return out
 }
 

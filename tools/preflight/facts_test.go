@@ -58,11 +58,12 @@ func TestAStepIsReadOneWay(t *testing.T) {
 	if calls := topCalls(w.Jobs["ci"].Steps[0]); len(calls) != 1 || len(calls[0]) != 2 || calls[0][1] != "\x00" {
 		t.Errorf("the step's calls: %q, want echo and an expansion", calls)
 	}
-	gate := workflowScripts([]*workflow{w})
+	root := t.TempDir()
+	scripts := ciScripts(root, []*workflow{w}, nil, nil)
+	gate := gateFacts(root, []*workflow{w}, nil, scripts)["scripts"].([]any)
 	if got := gate[0].(map[string]any)["commands"].([]any)[0].(map[string]any)["words"].([]string); len(got) != 2 || got[1] != event {
 		t.Errorf("the checks' command: %q, want echo %s", got, event)
 	}
-	scripts := ciScripts(t.TempDir(), []*workflow{w}, nil, nil)
 	if got := scripts[0].facts["stmts"].([]any)[0].(map[string]any)["words"].([]any); len(got) != 2 || got[1] != event {
 		t.Errorf("the step's statement: %q, want echo %s", got, event)
 	}
