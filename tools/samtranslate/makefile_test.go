@@ -438,3 +438,50 @@ func makeEnv(drop ...string) []string {
 	}
 	return env
 }
+
+// Where python3 is a pyenv shim, make test's environment puts the folder
+// of the interpreter the shim would run (pyenv which python3) first on
+// PATH, asking pyenv once per make run however often the recipes use it;
+// where python3 is no shim, PATH is left alone. Stand-ins: a shim folder
+// named as pyenv names it, and a pyenv that logs each question.
+func TestTestsRunPythonPastPyenvShims(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	versionBin := filepath.Join(dir, ".pyenv", "versions", "3.11.7", "bin")
+	asked := filepath.Join(dir, "asked")
+	scripts := map[string]string{
+		filepath.Join(dir, ".pyenv", "shims", "python3"): "#!/bin/sh\nexit 1\n",
+		filepath.Join(dir, "plain", "python3"):           "#!/bin/sh\nexit 1\n",
+		filepath.Join(dir, "bin", "pyenv"): fmt.Sprintf("#!/bin/sh\necho \"$*\" >>%q\n[ \"$*\" = 'which python3' ] && echo %q\n",
+			asked, filepath.Join(versionBin, "python3")),
+	}
+	for path, text := range scripts {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testEnv := func(python string) string {
+		t.Helper()
+		// Two recipe lines, as make test's two phases: each expands TEST_ENV.
+		cmd := exec.Command("make", "-s", "--no-print-directory", "-C", "../..",
+			"--eval", "print-test-env: ; @echo '$(TEST_ENV)'; echo '$(TEST_ENV)' >/dev/null", "print-test-env")
+		cmd.Env = append(makeEnv("PATH", "PY_BIN"), "PATH="+filepath.Join(dir, "bin")+":"+python+":"+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("make print-test-env: %v\n%s", err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if env := testEnv(filepath.Join(dir, ".pyenv", "shims")); !strings.Contains(" "+env+" ", " PATH="+versionBin+":$PATH ") {
+		t.Errorf("python3 a pyenv shim: TEST_ENV = %s\nwant PATH=%s:$PATH in it", env, versionBin)
+	}
+	if log, _ := os.ReadFile(asked); string(log) != "which python3\n" {
+		t.Errorf("one make run asked pyenv %q; want which python3, once", log)
+	}
+	if env := testEnv(filepath.Join(dir, "plain")); strings.Contains(" "+env, " PATH=") {
+		t.Errorf("python3 no shim: TEST_ENV = %s\nwant PATH left alone", env)
+	}
+}
