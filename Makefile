@@ -163,8 +163,9 @@ TESTBINS   := $(TOOLS)/tests
 # version at every start, and the tests start Python a few dozen times
 # (moto_server, cfn-lint, the SAM translator). They run the executables the
 # shims would run (pyenv which), found once per make run. To weigh it
-# again, time a test phase with and without the folder first (the figures
-# are in the commit that set it).
+# again, time make test against make test PY_BIN= (through the shims) in
+# turn, or one test binary that starts Python, as tools/samtranslate's (the
+# figures are in the commit that set it).
 PY_BIN     = $(eval PY_BIN := $$(if $$(findstring /.pyenv/shims/,$$(shell command -v python3)),$$(patsubst %/,%,$$(dir $$(shell pyenv which python3)))))$(PY_BIN)
 TEST_ENV   = $(BOOTSTRAPS_ENV)=$(BOOTSTRAPS) CI=true GOGC=400 $(if $(PY_BIN),PATH=$(PY_BIN):$$PATH) $(if $(filter true,$(CI)),,$(if $(shell command -v chromium || command -v chromium-browser || command -v google-chrome),,NO_BROWSER=1))
 test: node_modules moto $(TOOLS)/dlv chromium ## every test (starting moto and dynalite), then each fuzz target for FUZZTIME executions
