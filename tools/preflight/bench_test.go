@@ -2,7 +2,11 @@ package preflight
 
 import (
 	"context"
+	"strings"
 	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
 )
 
 // BenchmarkBookEval is one evaluation of the rule book over the
@@ -42,5 +46,47 @@ func BenchmarkReadFacts(b *testing.B) {
 		if _, _, err := readFacts(repoRoot); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkRuleEval is each rule's deny alone over the repository's facts,
+// its helpers and libraries evaluated for it: where a slow rule shows
+// before it slows every Check:
+// go test -run '^$' -bench RuleEval -benchtime 20x ./tools/preflight
+func BenchmarkRuleEval(b *testing.B) {
+	book, err := LoadBook()
+	if err != nil {
+		b.Fatal(err)
+	}
+	facts, stacks, _, err := checkFacts(repoRoot)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := inputOf(facts, stacks)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rules := map[string]*ast.Module{}
+	for p, m := range book.modules {
+		if !strings.HasSuffix(p, "_test.rego") {
+			rules[p] = m
+		}
+	}
+	compiler := ast.NewCompiler()
+	if compiler.Compile(rules); compiler.Failed() {
+		b.Fatal(compiler.Errors)
+	}
+	for _, r := range book.Rules {
+		q, err := rego.New(rego.Compiler(compiler), rego.Query("[d | some d in data."+r.Package+".deny]")).PrepareForEval(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(r.ID, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := q.Eval(context.Background(), rego.EvalParsedInput(in)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
