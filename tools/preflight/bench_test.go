@@ -15,14 +15,7 @@ import (
 // every group of rules asked:
 // go test -run '^$' -bench BookEval ./tools/preflight
 func BenchmarkBookEval(b *testing.B) {
-	book, err := LoadBook()
-	if err != nil {
-		b.Fatal(err)
-	}
-	facts, stacks, _, err := checkFacts(repoRoot)
-	if err != nil {
-		b.Fatal(err)
-	}
+	book, facts, stacks := repoBook(b)
 	for b.Loop() {
 		for _, g := range book.groups {
 			g.seen = nil
@@ -54,14 +47,7 @@ func BenchmarkReadFacts(b *testing.B) {
 // before it slows every Check:
 // go test -run '^$' -bench RuleEval -benchtime 20x ./tools/preflight
 func BenchmarkRuleEval(b *testing.B) {
-	book, err := LoadBook()
-	if err != nil {
-		b.Fatal(err)
-	}
-	facts, stacks, _, err := checkFacts(repoRoot)
-	if err != nil {
-		b.Fatal(err)
-	}
+	book, facts, stacks := repoBook(b)
 	in, err := inputOf(facts, stacks)
 	if err != nil {
 		b.Fatal(err)
@@ -89,4 +75,19 @@ func BenchmarkRuleEval(b *testing.B) {
 			}
 		})
 	}
+}
+
+// repoBook is the rule book with the repository's facts, as Check reads
+// them.
+func repoBook(b *testing.B) (*Book, map[string]any, *stackPart) {
+	b.Helper()
+	book, err := LoadBook()
+	if err != nil {
+		b.Fatal(err)
+	}
+	facts, stacks, _, err := checkFacts(repoRoot)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return book, facts, stacks
 }
