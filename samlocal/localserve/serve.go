@@ -149,6 +149,14 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 		}
 		return Generation{Handler: h, Close: closeAll}, nil
 	}
+	if cfg.Debug != "" {
+		// Before the functions start (--warm-containers EAGER starts
+		// Delve with them) and the banner says where Delve will listen:
+		// another process there would take a debugger's connection.
+		if err := (lambdaemu.Debug{Addr: cfg.DebugAddr}).CheckFree(); err != nil {
+			return err
+		}
+	}
 	first, err := next(set)
 	if err != nil {
 		return err
@@ -185,13 +193,6 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 		Handler:  devserver.LoopbackOnly(front, cfg.AllowHosts, refuse),
 		Timeouts: timeouts,
 		Logger:   logger,
-	}
-	if cfg.Debug != "" {
-		// Before the banner says where Delve will listen: another
-		// process there would take a debugger's connection.
-		if err := (lambdaemu.Debug{Addr: cfg.DebugAddr}).CheckFree(); err != nil {
-			return err
-		}
 	}
 	return srv.Run(ctx, stdout, func(url string) error {
 		fmt.Fprintf(stdout, "%s listening on %s (%s)\n", tool.Name, url, tool.Describe(set))

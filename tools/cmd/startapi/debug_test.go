@@ -30,13 +30,15 @@ import (
 // make start-api DEBUG=CreatePlantFunction: createplant's debug build runs
 // under Delve; a breakpoint set from Delve's client in the handler stops a
 // request sent through the gateway, and after continue the request is
-// answered.
+// answered. Its functions start with it (--warm-containers EAGER, as
+// samconfig.toml has it for start-api): Delve's port is checked before
+// Delve takes it.
 func TestABreakpointStopsCreatePlant(t *testing.T) {
 	t.Parallel()
 	dlv := delve.Dlv(t, root)
 	dir := debugBootstraps(t)
 	addr := proctest.FreeAddr(t)
-	banner, out := startAPIOut(t, dir, delve.Flags("CreatePlantFunction", addr, dlv)...)
+	banner, out := startAPIOut(t, dir, append(delve.Flags("CreatePlantFunction", addr, dlv), "--warm-containers", "EAGER")...)
 	c, _ := debugOnce(t, "start-api DEBUG", addr, banner, "Debugged", 4242, out.String)
 	c.Disconnect(false)
 }
@@ -176,7 +178,7 @@ func TestWatchKeepsDebuggingAfterARebuild(t *testing.T) {
 	printed := func() string { return stdout.String() + stderr.String() }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	args := []string{"start-api", "-p", "0", "-watch", "--build-dir", boots, "--skip-build", "-t", filepath.Join(tree, "template.yaml"),
+	args := []string{"start-api", "-p", "0", "-watch", "--build-dir", boots, "--skip-build", "--warm-containers", "LAZY", "-t", filepath.Join(tree, "template.yaml"),
 		"-n", filepath.Join(tree, "events", "env.json"), "--data-dir", filepath.Join(t.TempDir(), "dynalite")}
 	args = append(args, delve.Flags(fn, addr, dlv)...)
 	go func() {
@@ -274,7 +276,7 @@ func TestATakenDebugPortStopsStartAPI(t *testing.T) {
 	}
 	defer taken.Close()
 	var stdout, stderr strings.Builder
-	args := []string{"start-api", "-p", "0", "--build-dir", t.TempDir(), "--skip-build", "-t", filepath.Join(root, "template.yaml"),
+	args := []string{"start-api", "-p", "0", "--build-dir", t.TempDir(), "--skip-build", "--warm-containers", "LAZY", "-t", filepath.Join(root, "template.yaml"),
 		"-n", filepath.Join(root, "events", "env.json"), "--data-dir", filepath.Join(t.TempDir(), "dynalite"),
 		"--debug-function", "CreatePlantFunction", "-d", strconv.Itoa(taken.Addr().(*net.TCPAddr).Port)}
 	shell := apiShell(t)
