@@ -59,8 +59,11 @@ func Reload(ctx context.Context, root string, files watch.Files, out io.Writer, 
 			start := time.Now()
 			done, err := apply(ctx, c)
 			var build *BuildFailed
+			var unserved *Unserved
 			switch {
 			case ctx.Err() != nil:
+			case errors.As(err, &unserved):
+				fmt.Fprintf(out, "reload: %s changed; %v; nothing serves (503) until the next change\n", c, unserved.Err)
 			case errors.As(err, &build):
 				fmt.Fprintf(out, "reload: %s changed; the build failed, the last good code keeps serving:\n%s\n", c, strings.TrimRight(build.Output, "\n"))
 			case err != nil:
@@ -79,6 +82,12 @@ type BuildFailed struct{ Output string }
 
 func (b *BuildFailed) Error() string { return "the build failed" }
 
+// Unserved is apply's error for a generation that did not start after
+// the last one closed (Reloader.Replace).
+type Unserved struct{ Err error }
+
+func (u *Unserved) Error() string { return u.Err.Error() }
+
 // Reloader rebuilds and reloads the functions of make start-api and make
 // start-lambda on every change (WATCH=1).
 type Reloader struct {
@@ -88,6 +97,10 @@ type Reloader struct {
 	Notes     func(*samtemplate.Template) []string          // what the tool does not serve of the template (Tool.Notes); nil for none
 	Next      func(*localfn.Set) (Generation, error)        // the handler on a newly prepared set
 	Out       io.Writer                                     // one line per reload
+	// Replace closes the last generation before the next starts
+	// (Swapper.Replace), for generations that may not run at once: under
+	// a debugger both would listen on Delve's one address.
+	Replace bool
 }
 
 // Start runs the reloads until ctx ends: set is the first prepared set, and
@@ -135,11 +148,17 @@ func (r *Reloader) Start(ctx context.Context, sw *Swapper, set *localfn.Set) (<-
 		if err != nil {
 			return "", err
 		}
-		g, err := r.Next(next)
-		if err != nil {
-			return "", err
+		if r.Replace {
+			if err := sw.Replace(func() (Generation, error) { return r.Next(next) }); err != nil {
+				return "", &Unserved{err}
+			}
+		} else {
+			g, err := r.Next(next)
+			if err != nil {
+				return "", err
+			}
+			sw.Swap(g)
 		}
-		sw.Swap(g)
 		if r.Notes != nil && c.Template {
 			for _, n := range r.Notes(tpl) {
 				fmt.Fprintf(termsafe.Escaper(r.Out), "samlocal: %s\n", n)

@@ -2,6 +2,7 @@ package localserve
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,5 +62,29 @@ func TestTheReloadLinePrintsFileNamesEscaped(t *testing.T) {
 	devservertest.NothingObeyed(t, map[string]string{"the reload lines": out.String()})
 	if _, err := os.Stat(filepath.Join(root, "pwned")); err == nil {
 		t.Error("the file's name ran as a command")
+	}
+}
+
+// A reload that closed the last generation (Reloader.Replace, under a
+// debugger) and could not start the next says that nothing serves, not that
+// the last good version does.
+func TestAReplaceThatFailsSaysNothingServes(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out proctest.Output
+	_, err := Reload(ctx, root, watch.Files{Template: "template.yaml"}, &out, func(context.Context, watch.Change) (string, error) {
+		return "", &Unserved{errors.New("CreatePlantFunction did not start")}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "template.yaml"), []byte("Resources: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out.WaitFor(t, "CreatePlantFunction did not start; nothing serves (503) until the next change", 1)
+	if strings.Contains(out.String(), "keeps serving") {
+		t.Errorf("the line says the last version serves:\n%s", out.String())
 	}
 }

@@ -165,7 +165,7 @@ func (c Command) Serve(ctx context.Context, cfg Config, lookupEnv func(string) (
 	defer sw.Close()
 	defer poller.Stop() // before the functions it invokes
 	if cfg.Watch {
-		r := &Reloader{Root: filepath.Dir(cfg.Template), Config: fnCfg, Functions: functions, Notes: tool.Notes, Next: next, Out: stdout}
+		r := &Reloader{Root: filepath.Dir(cfg.Template), Config: fnCfg, Functions: functions, Notes: tool.Notes, Next: next, Out: stdout, Replace: cfg.Debug != ""}
 		reloaded, err := r.Start(ctx, sw, set)
 		if err != nil {
 			return err
