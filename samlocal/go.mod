@@ -7,6 +7,7 @@ module github.com/plantstore/plantstore/samlocal
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/MicahParks/keyfunc/v3 v3.9.0
 	github.com/aws/aws-lambda-go v1.55.1
 	github.com/aws/aws-sdk-go-v2 v1.47.7

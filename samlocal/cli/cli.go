@@ -25,6 +25,7 @@ import (
 	"github.com/plantstore/plantstore/samlocal/devserver"
 	"github.com/plantstore/plantstore/samlocal/localserve"
 	"github.com/plantstore/plantstore/samlocal/proc"
+	"github.com/plantstore/plantstore/samlocal/samconfig"
 	"github.com/plantstore/plantstore/samlocal/samtemplate"
 )
 
@@ -76,6 +77,7 @@ type flags struct {
 	overrides                                                  multi
 	debugPort, port                                            int
 	dataDir, buildDir, seed                                    string
+	configFile, configEnv                                      string
 	skipBuild, watch, noEvent                                  bool
 	allowHosts                                                 devserver.Hosts
 }
@@ -95,6 +97,8 @@ func (f *flags) define(fs *flag.FlagSet, server bool, port int) {
 	for _, name := range []string{"n", "env-vars"} {
 		fs.StringVar(&f.envVars, name, "", "a JSON file of environment values per function and under \"Parameters\", as SAM CLI's --env-vars")
 	}
+	fs.StringVar(&f.configFile, "config-file", "", "the configuration file (default: samconfig.toml, .yaml or .yml beside the template)")
+	fs.StringVar(&f.configEnv, "config-env", samconfig.DefaultEnv, "the environment of the configuration file whose parameters are the flags' defaults")
 	fs.Var(&f.overrides, "parameter-overrides", "template parameters: 'Key=Value Key2=Value2' or 'ParameterKey=Key,ParameterValue=Value' (repeatable)")
 	for _, name := range []string{"d", "debug-port"} {
 		fs.IntVar(&f.debugPort, name, 0, "run the function under Delve, its headless server on this port of 127.0.0.1")
@@ -133,6 +137,41 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// configure gives each flag the command line has not set the value of
+// the configuration file's parameter of its name, as SAM CLI's click does
+// with the file's values as its default_map (samcli/cli/cli_config_file.py
+// configuration_callback): the file beside the template given with -t,
+// else in the working folder (samcli/commands/_utils/options.py,
+// get_or_default_template_file_name sets samconfig_dir). A parameter of
+// the command's own table that no flag takes is one line on stderr.
+func (f *flags) configure(fs *flag.FlagSet, stderr io.Writer) error {
+	dir := "."
+	if f.template != "" {
+		dir = filepath.Dir(f.template)
+	}
+	path, err := samconfig.Find(dir, f.configFile)
+	if err != nil || path == "" {
+		return err
+	}
+	file, err := samconfig.Read(path)
+	if err != nil {
+		return err
+	}
+	command := "local " + strings.TrimPrefix(fs.Name(), "samlocal ")
+	params, own, err := file.Params(f.configEnv, command)
+	if err != nil {
+		return err
+	}
+	unknown, err := samconfig.Apply(fs, params, own)
+	if err != nil {
+		return fmt.Errorf("%s [%s.%s.parameters] %w", path, f.configEnv, samconfig.Section(command), err)
+	}
+	for _, key := range unknown {
+		fmt.Fprintf(stderr, "samlocal: %s [%s.%s.parameters] %s: samlocal has no such flag; ignored\n", path, f.configEnv, samconfig.Section(command), key)
+	}
+	return nil
 }
 
 // nargs joins the values that follow --parameter-overrides into one.

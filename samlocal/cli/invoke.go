@@ -39,6 +39,9 @@ func invoke(ctx context.Context, args []string, lookupEnv func(string) (string, 
 	}
 	fs.BoolVar(&f.noEvent, "no-event", false, "no event: {} (SAM CLI's, deprecated; the default)")
 	positional, err := parse(fs, args)
+	if err == nil {
+		err = f.configure(fs, stderr)
+	}
 	if err != nil {
 		return err
 	}

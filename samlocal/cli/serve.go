@@ -53,6 +53,9 @@ func ServerConfig(name string, args []string, stderr io.Writer) (localserve.Conf
 	var f flags
 	f.define(fs, true, s.port)
 	positional, err := parse(fs, args)
+	if err == nil {
+		err = f.configure(fs, stderr)
+	}
 	if err != nil {
 		return localserve.Config{}, err
 	}

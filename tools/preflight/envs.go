@@ -15,10 +15,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/plantstore/plantstore/samlocal/samconfig"
 	"github.com/plantstore/plantstore/samlocal/samtemplate"
 	"github.com/plantstore/plantstore/tools/samtranslate"
 )
@@ -133,47 +133,24 @@ func loadVariant(root, name string) (env, error) {
 }
 
 // readSamconfig reads an environment's stack name and parameter overrides
-// from samconfig.toml, as SAM CLI would for --config-env (the environment's
-// own table).
+// from samconfig.toml, as sam deploy --config-env reads them (its global
+// parameters, each overridden by its deploy parameters).
 func readSamconfig(root, name string) (string, map[string]string, error) {
-	raw, err := os.ReadFile(filepath.Join(root, "samconfig.toml"))
+	f, err := samconfig.Read(filepath.Join(root, "samconfig.toml"))
 	if err != nil {
 		return "", nil, err
 	}
-	section := func(table string) string {
-		_, after, ok := strings.Cut(string(raw), "["+table+"]\n")
-		if !ok {
-			return ""
-		}
-		before, _, _ := strings.Cut(after, "\n[")
-		return before
-	}
-	value := func(table, key string) (string, error) {
-		m := regexp.MustCompile(`(?m)^` + key + `\s*=\s*(".*")\s*$`).FindStringSubmatch(section(table))
-		if m == nil {
-			return "", nil
-		}
-		v, err := strconv.Unquote(m[1])
-		if err != nil {
-			return "", fmt.Errorf("samconfig.toml [%s] %s: %v", table, key, err)
-		}
-		return v, nil
-	}
-	stack, err := value(name+".global.parameters", "stack_name")
+	p, _, err := f.Params(name, "deploy")
 	if err != nil {
 		return "", nil, err
 	}
+	stack, _ := p["stack_name"].(string)
 	if stack == "" {
 		return "", nil, fmt.Errorf("samconfig.toml has no stack_name for %s", name)
 	}
-	overrides, err := value(name+".deploy.parameters", "parameter_overrides")
+	params, err := samtemplate.ParseOverrides(samconfig.Values(p["parameter_overrides"]))
 	if err != nil {
-		return "", nil, err
-	}
-	params := map[string]string{}
-	for _, kv := range strings.Fields(overrides) {
-		k, v, _ := strings.Cut(kv, "=")
-		params[k] = v
+		return "", nil, fmt.Errorf("samconfig.toml [%s.deploy.parameters] parameter_overrides: %v", name, err)
 	}
 	return stack, params, nil
 }

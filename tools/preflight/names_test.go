@@ -97,7 +97,7 @@ func TestStackNamesUpToTheDocumentedLimitFit(t *testing.T) {
 		t.Errorf("a %d-character stack name still fits: the limit in docs/deploy.md (%d) is not the real one", maxStackName+1, maxStackName)
 	}
 	for _, env := range []string{"default", "dev", "prod"} {
-		if stack, _ := samconfig(t, env); len(stack) > maxStackName {
+		if stack, _ := deployConfig(t, env); len(stack) > maxStackName {
 			t.Errorf("samconfig.toml's %s stack %q is longer than %d characters", env, stack, maxStackName)
 		}
 	}

@@ -65,7 +65,7 @@ func TestDeployRoleCanDeployItsStack(t *testing.T) {
 			t.Parallel()
 			e := loadEnv(t, name)
 			deploy, exec := e.pipelineRoles(t)
-			stack, _ := samconfig(t, name)
+			stack, _ := deployConfig(t, name)
 			bucket, _ := e.pipeline.Value(map[string]any{"Fn::GetAtt": []any{"ArtifactsBucket", "Arn"}})
 			object := fmt.Sprintf("%v/%s/0123456789abcdef0123456789abcdef", bucket, stack)
 			var qs []iameval.Question

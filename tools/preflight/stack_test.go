@@ -29,9 +29,9 @@ func loadEnv(t *testing.T, name string) env {
 	return e
 }
 
-// samconfig reads an environment's stack name and parameter overrides from
+// deployConfig reads an environment's stack name and parameter overrides from
 // samconfig.toml, as SAM CLI would for --config-env.
-func samconfig(t *testing.T, name string) (string, map[string]string) {
+func deployConfig(t *testing.T, name string) (string, map[string]string) {
 	t.Helper()
 	stack, params, err := readSamconfig(repoRoot, name)
 	if err != nil {

@@ -52,7 +52,7 @@ func TestAFailedInitIsTheGateways5xx(t *testing.T) {
 	}
 	writeEnv("CreatePlantFunction")
 	shell := apiShell(t)
-	args := []string{"start-api", "-p", "0", "-watch", "--build-dir", dir, "--skip-build", "-t", filepath.Join(tree, "template.yaml"),
+	args := []string{"start-api", "-p", "0", "-watch", "--build-dir", dir, "--skip-build", "--warm-containers", "LAZY", "-t", filepath.Join(tree, "template.yaml"),
 		"-n", envFile, "--data-dir", filepath.Join(t.TempDir(), "dynalite")}
 	l := watchtest.Launch(t, true, func(ctx context.Context, stdout, stderr io.Writer) error {
 		return cli.Run(ctx, args, func(k string) (string, bool) { v, ok := shell[k]; return v, ok }, stdout, stderr)

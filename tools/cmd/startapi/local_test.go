@@ -38,7 +38,7 @@ func startQuickOut(t *testing.T, adjust func(*localserve.Config), args ...string
 	}
 	shell := apiShell(t)
 	lookupEnv := func(k string) (string, bool) { v, ok := shell[k]; return v, ok }
-	args = append([]string{"-p", "0", "--build-dir", t.TempDir(), "--skip-build", "-t", filepath.Join(root, "template.yaml"),
+	args = append([]string{"-p", "0", "--build-dir", t.TempDir(), "--skip-build", "--warm-containers", "LAZY", "-t", filepath.Join(root, "template.yaml"),
 		"-n", envFile, "--data-dir", filepath.Join(t.TempDir(), "dynalite")}, args...)
 	cfg, err := cli.ServerConfig("start-api", args, io.Discard)
 	if err != nil {

@@ -63,7 +63,7 @@ func startAPIOut(t *testing.T, dir string, flags ...string) (devserver.Banner, *
 		dynamoemutest.Dynalite(t) // skips, or fails under CI, with the reason
 	}
 	shell := apiShell(t)
-	args := []string{"start-api", "-p", "0", "--build-dir", dir, "--skip-build", "-t", filepath.Join(root, "template.yaml"),
+	args := []string{"start-api", "-p", "0", "--build-dir", dir, "--skip-build", "--warm-containers", "LAZY", "-t", filepath.Join(root, "template.yaml"),
 		"-n", filepath.Join(root, "events", "env.json"), "--data-dir", filepath.Join(t.TempDir(), "dynalite")}
 	args = append(args, flags...)
 	return launch(t, func(ctx context.Context, stdout, stderr io.Writer) error {

@@ -104,7 +104,7 @@ func startInGroup(t *testing.T, tree, boots string, flags ...string) (*proctest.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(tmp) })
-	args := append([]string{self, "start-api", "-p", "0", "--build-dir", boots, "--skip-build", "-t", filepath.Join(tree, "template.yaml"),
+	args := append([]string{self, "start-api", "-p", "0", "--build-dir", boots, "--skip-build", "--warm-containers", "LAZY", "-t", filepath.Join(tree, "template.yaml"),
 		"-n", filepath.Join(tree, "events", "env.json"), "--data-dir", filepath.Join(t.TempDir(), "dynalite")}, flags...)
 	makefile := filepath.Join(t.TempDir(), "Makefile")
 	if err := os.WriteFile(makefile, []byte("start-api:\n\t@exec '"+strings.Join(args, "' '")+"'\n"), 0o600); err != nil {

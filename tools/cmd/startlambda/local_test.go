@@ -55,7 +55,7 @@ func startServer(t *testing.T, dir string, envs map[string]map[string]string, sh
 		shell["PORT"] = "0"
 	}
 	lookupEnv := func(k string) (string, bool) { v, ok := shell[k]; return v, ok }
-	args = append([]string{"-p", shell["PORT"], "--build-dir", dir, "--skip-build", "-t", filepath.Join(root, "template.yaml"),
+	args = append([]string{"-p", shell["PORT"], "--build-dir", dir, "--skip-build", "--warm-containers", "LAZY", "-t", filepath.Join(root, "template.yaml"),
 		"-n", envFile, "--data-dir", filepath.Join(t.TempDir(), "dynalite")}, args...)
 	var parsing proctest.Output
 	cfg, err := cli.ServerConfig("start-lambda", args, &parsing)

@@ -40,7 +40,7 @@ func TestStartLambdaServesTheSDK(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr proctest.Output
 	done := make(chan error, 1)
-	args := []string{"start-lambda", "-p", "0", "--build-dir", dir, "--skip-build", "-t", filepath.Join(root, "template.yaml"),
+	args := []string{"start-lambda", "-p", "0", "--build-dir", dir, "--skip-build", "--warm-containers", "LAZY", "-t", filepath.Join(root, "template.yaml"),
 		"-n", filepath.Join(root, "events", "env.json"), "--data-dir", filepath.Join(t.TempDir(), "dynalite")}
 	go func() {
 		done <- cli.Run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)

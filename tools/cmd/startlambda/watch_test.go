@@ -31,7 +31,7 @@ func TestReloads(t *testing.T) {
 	var stdout, stderr proctest.Output
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	args := []string{"start-lambda", "-p", "0", "-watch", "--build-dir", boots, "--skip-build", "-t", filepath.Join(tree, "template.yaml"),
+	args := []string{"start-lambda", "-p", "0", "-watch", "--build-dir", boots, "--skip-build", "--warm-containers", "LAZY", "-t", filepath.Join(tree, "template.yaml"),
 		"-n", filepath.Join(tree, "events", "env.json"), "--data-dir", filepath.Join(t.TempDir(), "dynalite")}
 	go func() {
 		done <- cli.Run(ctx, args, func(k string) (string, bool) { return map[string]string{"PORT": "0"}[k], k == "PORT" }, &stdout, &stderr)
