@@ -121,10 +121,10 @@ func (f *flags) define(fs *flag.FlagSet, server bool, port int) {
 	fs.Var(&f.allowHosts, "allow-host", "host `names` to answer beside loopback ones, comma-separated, repeatable (samlocal's); other Hosts and other sites' pages get 403")
 }
 
-// parse reads args: flags and positional arguments in any order, as SAM
+// parseArgs reads args: flags and positional arguments in any order, as SAM
 // CLI's click reads them. --parameter-overrides takes the values after it
 // up to the next flag, as SAM CLI's OptionNargs does.
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	args = nargs(args)
 	for {
@@ -139,39 +139,45 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// configure gives each flag the command line has not set the value of
-// the configuration file's parameter of its name, as SAM CLI's click does
-// with the file's values as its default_map (samcli/cli/cli_config_file.py
+// parse reads args (parseArgs), then gives each flag the command line has
+// not set the value of the configuration file's parameter of its name for
+// command (invoke, start-api, start-lambda), as SAM CLI's click does with
+// the file's values as its default_map (samcli/cli/cli_config_file.py
 // configuration_callback): the file beside the template given with -t,
 // else in the working folder (samcli/commands/_utils/options.py,
 // get_or_default_template_file_name sets samconfig_dir). A parameter of
 // the command's own table that no flag takes is one line on stderr.
-func (f *flags) configure(fs *flag.FlagSet, stderr io.Writer) error {
+func (f *flags) parse(fs *flag.FlagSet, command string, args []string, stderr io.Writer) ([]string, error) {
+	positional, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, err
+	}
 	dir := "."
 	if f.template != "" {
 		dir = filepath.Dir(f.template)
 	}
 	path, err := samconfig.Find(dir, f.configFile)
 	if err != nil || path == "" {
-		return err
+		return positional, err
 	}
 	file, err := samconfig.Read(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	command := "local " + strings.TrimPrefix(fs.Name(), "samlocal ")
+	command = "local " + command
 	params, own, err := file.Params(f.configEnv, command)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	where := fmt.Sprintf("%s [%s.%s.parameters]", path, f.configEnv, samconfig.Section(command))
 	unknown, err := samconfig.Apply(fs, params, own)
 	if err != nil {
-		return fmt.Errorf("%s [%s.%s.parameters] %w", path, f.configEnv, samconfig.Section(command), err)
+		return nil, fmt.Errorf("%s %w", where, err)
 	}
 	for _, key := range unknown {
-		fmt.Fprintf(stderr, "samlocal: %s [%s.%s.parameters] %s: samlocal has no such flag; ignored\n", path, f.configEnv, samconfig.Section(command), key)
+		fmt.Fprintf(stderr, "samlocal: %s %s: samlocal has no such flag; ignored\n", where, key)
 	}
-	return nil
+	return positional, nil
 }
 
 // nargs joins the values that follow --parameter-overrides into one.

@@ -38,10 +38,7 @@ func invoke(ctx context.Context, args []string, lookupEnv func(string) (string, 
 		fs.StringVar(&eventPath, name, "", "the event: a JSON file, or - for stdin (default: {})")
 	}
 	fs.BoolVar(&f.noEvent, "no-event", false, "no event: {} (SAM CLI's, deprecated; the default)")
-	positional, err := parse(fs, args)
-	if err == nil {
-		err = f.configure(fs, stderr)
-	}
+	positional, err := f.parse(fs, "invoke", args, stderr)
 	if err != nil {
 		return err
 	}

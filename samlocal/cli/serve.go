@@ -52,10 +52,7 @@ func ServerConfig(name string, args []string, stderr io.Writer) (localserve.Conf
 	fs.SetOutput(stderr)
 	var f flags
 	f.define(fs, true, s.port)
-	positional, err := parse(fs, args)
-	if err == nil {
-		err = f.configure(fs, stderr)
-	}
+	positional, err := f.parse(fs, s.name, args, stderr)
 	if err != nil {
 		return localserve.Config{}, err
 	}
